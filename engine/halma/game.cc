@@ -1,0 +1,52 @@
+#include "halma/game.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "halma/notation.h"
+
+namespace halma {
+
+absl::StatusOr<GameRecordResult> AdjudicateRecord(
+    const Variant& variant, const Position& start, int move_count,
+    absl::FunctionRef<absl::string_view(int)> move_at) {
+  // A malformed move anywhere makes the whole record malformed, so parse
+  // everything before replaying anything.
+  std::vector<MoveText> moves;
+  moves.reserve(move_count);
+  for (int i = 0; i < move_count; ++i) {
+    absl::StatusOr<MoveText> move = ParseMove(move_at(i), variant.size);
+    if (!move.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ply ", i + 1, ": ", move.status().message()));
+    }
+    moves.push_back(*std::move(move));
+  }
+
+  GameRecordResult result;
+  result.final_position = start;
+  result.status = EvaluateStatus(variant, start);
+  for (int i = 0; i < move_count; ++i) {
+    MoveCheck check =
+        CheckMove(variant, result.final_position, result.status, moves[i]);
+    if (check.verdict != MoveVerdict::kLegal) {
+      result.illegal_ply = i + 1;
+      result.illegal_verdict = check.verdict;
+      result.illegal_message = std::move(check.message);
+      break;
+    }
+    result.final_position = check.after;
+    result.status = EvaluateStatus(variant, result.final_position);
+    ++result.legal_moves_played;
+    if (result.status.over) result.deciding_ply = i + 1;
+  }
+  return result;
+}
+
+absl::StatusOr<GameRecordResult> AdjudicateRecord(
+    const Variant& variant, const Position& start,
+    const std::vector<std::string>& moves) {
+  return AdjudicateRecord(variant, start, static_cast<int>(moves.size()),
+                          [&](int i) { return absl::string_view(moves[i]); });
+}
+
+}  // namespace halma

@@ -1,0 +1,45 @@
+#ifndef HALMA_NOTATION_H_
+#define HALMA_NOTATION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "halma/position.h"
+#include "halma/square.h"
+#include "halma/variant.h"
+
+namespace halma {
+
+// A move as written (RULES.md section 4): `pass`, or the squares it visits.
+struct MoveText {
+  bool is_pass = false;
+  std::vector<Square> squares;
+  friend bool operator==(const MoveText& a, const MoveText& b) {
+    return a.is_pass == b.is_pass && a.squares == b.squares;
+  }
+};
+
+// Parsers return INVALID_ARGUMENT whose message names what was wrong, quotes
+// the offending text and says what was expected. `board_size` bounds squares.
+absl::StatusOr<Square> ParseSquare(absl::string_view text, int board_size);
+absl::StatusOr<MoveText> ParseMove(absl::string_view text, int board_size);
+// Parses and checks a position string against `variant`: layout, letters,
+// piece counts and move counts (see CheckPositionConsistency).
+absl::StatusOr<Position> ParsePosition(absl::string_view text,
+                                       const Variant& variant);
+
+// Canonical formatting.
+std::string FormatSquare(Square s);
+std::string FormatMove(const MoveText& move);
+std::string FormatPath(const Square* squares, int count);
+std::string FormatPosition(const Position& position, const Variant& variant);
+
+// Quotes text for an error message, escaping control characters and cutting
+// very long input so that messages stay bounded.
+std::string QuoteForError(absl::string_view text);
+
+}  // namespace halma
+
+#endif  // HALMA_NOTATION_H_

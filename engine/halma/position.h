@@ -1,0 +1,55 @@
+#ifndef HALMA_POSITION_H_
+#define HALMA_POSITION_H_
+
+#include "absl/status/status.h"
+#include "halma/bitboard.h"
+#include "halma/seat.h"
+#include "halma/variant.h"
+
+namespace halma {
+
+// A position: where every piece stands, whose turn it is and how many moves
+// each seat has made. Plain data; seats not in play have no pieces.
+struct Position {
+  Bitboard pieces[kMaxSeats];
+  Seat to_move = Seat::kW;
+  int move_count[kMaxSeats] = {0, 0, 0, 0};
+
+  Bitboard Occupied() const {
+    return pieces[0] | pieces[1] | pieces[2] | pieces[3];
+  }
+  // The seat whose piece stands on `s`; false when it is empty.
+  bool PieceAt(Square s, Seat* seat) const {
+    for (int i = 0; i < kMaxSeats; ++i) {
+      if (pieces[i].Test(s)) {
+        *seat = SeatAt(i);
+        return true;
+      }
+    }
+    return false;
+  }
+  int TotalMoves() const {
+    return move_count[0] + move_count[1] + move_count[2] + move_count[3];
+  }
+  friend bool operator==(const Position& a, const Position& b);
+};
+
+// Every seat on its home camp, `w` to move, no moves made.
+Position StartPosition(const Variant& variant);
+
+// A seat is eliminated (four-player games) once it has broken the home-exit
+// rule; its pieces then never move again, so this is a property of the
+// position alone.
+bool BrokeHomeExitRule(const Variant& variant, const Position& position,
+                       Seat seat);
+// The seats still playing: in play and, in four-player games, not eliminated.
+SeatSet SeatsStillPlaying(const Variant& variant, const Position& position);
+
+// Checks the rules of RULES.md section 4 that a well-formed position must
+// meet: piece counts per seat and move counts that fit alternate play.
+absl::Status CheckPositionConsistency(const Variant& variant,
+                                      const Position& position);
+
+}  // namespace halma
+
+#endif  // HALMA_POSITION_H_
