@@ -6,13 +6,14 @@
 namespace halma {
 namespace {
 
-constexpr Square kNoSquare = 0xff;
+// Every uint8_t is a square of the 16x16 frame, so "none" needs a wider type.
+constexpr std::int16_t kNoSquare = -1;
 
 // kNeighbour[s][d]: the square next to s in direction d, or kNoSquare off
 // the 16x16 frame. Smaller boards are cut by their on-board mask.
-constexpr std::array<std::array<Square, kDirectionCount>, kSquareCount>
+constexpr std::array<std::array<std::int16_t, kDirectionCount>, kSquareCount>
 MakeNeighbourTable() {
-  std::array<std::array<Square, kDirectionCount>, kSquareCount> t{};
+  std::array<std::array<std::int16_t, kDirectionCount>, kSquareCount> t{};
   for (int s = 0; s < kSquareCount; ++s) {
     const int x = FileOf(static_cast<Square>(s));
     const int y = RankOf(static_cast<Square>(s));
@@ -119,8 +120,10 @@ void Generate(const Variant& variant, const Position& position, Seat seat,
     const bool locked = target_camp.Test(origin);
     // Steps land on the neighbouring classes.
     for (int d = 0; d < kDirectionCount; ++d) {
-      const Square to = kNeighbour[origin][d];
-      if (to == kNoSquare || !board.empty_squares.Test(to)) continue;
+      const std::int16_t next = kNeighbour[origin][d];
+      if (next == kNoSquare) continue;
+      const Square to = static_cast<Square>(next);
+      if (!board.empty_squares.Test(to)) continue;
       if (locked && !target_camp.Test(to)) continue;
       if constexpr (kWithPaths) {
         paths->offset[n] = used;
@@ -193,8 +196,10 @@ bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
     if (found) return;
     const bool locked = target_camp.Test(origin);
     for (int d = 0; d < kDirectionCount; ++d) {
-      const Square to = kNeighbour[origin][d];
-      if (to == kNoSquare || !board.empty_squares.Test(to)) continue;
+      const std::int16_t next = kNeighbour[origin][d];
+      if (next == kNoSquare) continue;
+      const Square to = static_cast<Square>(next);
+      if (!board.empty_squares.Test(to)) continue;
       if (locked && !target_camp.Test(to)) continue;
       found = true;
       return;
