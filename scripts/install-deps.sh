@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian bookworm packages that building, running and testing
+# halma-rules need. Idempotent; run as root (or with sudo available).
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+PACKAGES=(
+  # Build
+  cmake ninja-build g++ pkg-config
+  # gRPC 1.51, Protocol Buffers 3.21, Abseil 20220623, health/reflection protos
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev grpc-proto
+  # Tests and benchmarks
+  googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  # The reflection end-to-end test: an independent gRPC implementation
+  python3 python3-grpcio python3-protobuf
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+echo "install-deps: all packages present"
