@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace halma {
 namespace {
@@ -28,191 +29,353 @@ MakeNeighbourTable() {
 }
 constexpr auto kNeighbour = MakeNeighbourTable();
 
-// One breadth-first layer of the jump closure: every square one hop from
-// the frontier, before the landing squares are filtered.
-inline std::uint64_t Expand(const std::uint64_t* jumpable, std::uint64_t f) {
-  return ShiftGridDir<0>(f & jumpable[0]) | ShiftGridDir<1>(f & jumpable[1]) |
-         ShiftGridDir<2>(f & jumpable[2]) | ShiftGridDir<3>(f & jumpable[3]) |
-         ShiftGridDir<4>(f & jumpable[4]) | ShiftGridDir<5>(f & jumpable[5]) |
-         ShiftGridDir<6>(f & jumpable[6]) | ShiftGridDir<7>(f & jumpable[7]);
+// kStepMask[s]: the squares one step from s on the 16x16 frame.
+constexpr std::array<Bitboard, kSquareCount> MakeStepMasks() {
+  std::array<Bitboard, kSquareCount> t{};
+  for (int s = 0; s < kSquareCount; ++s) {
+    for (int d = 0; d < kDirectionCount; ++d) {
+      if (kNeighbour[s][d] != kNoSquare) {
+        t[s].Set(static_cast<Square>(kNeighbour[s][d]));
+      }
+    }
+  }
+  return t;
+}
+constexpr auto kStepMask = MakeStepMasks();
+
+// A shift of a class grid by `shift` bits (positive: towards higher
+// indices), one king move in direction d being 8 * dy + dx.
+constexpr int GridShift(int d) { return 8 * kDirY[d] + kDirX[d]; }
+template <int kShift, typename Bits>
+inline constexpr Bits ShiftBits(Bits b) {
+  if constexpr (kShift >= 0) {
+    return b << kShift;
+  } else {
+    return b >> -kShift;
+  }
 }
 
-// The jump closure of one piece, layer by layer: layer[k] holds the squares
-// (of the origin's class) whose fewest-hop count is k; layer[0] is the origin.
-struct Closure {
-  int depth = 0;  // Number of hop layers found.
-  std::uint64_t layer[kMaxPathSquares];
+// Where the landing squares of hops in direction d from class c come from:
+// the jumped square lies in the neighbouring class `over` at an offset of
+// (ox, oy) in that class's grid, so a hop from grid square S jumps over
+// over-square S + o and lands on S + d. The landing square is therefore the
+// jumped square moved by d - o, and `keep` holds the landing squares whose
+// source and jumped square lie on the grid (no wrap-around at an edge).
+struct LandingRule {
+  int over;
+  int shift;  // Bit shift d - o in the grid.
+  std::uint64_t keep;
+};
+constexpr std::array<std::array<LandingRule, kDirectionCount>, 4>
+MakeLandingRules() {
+  std::array<std::array<LandingRule, kDirectionCount>, 4> t{};
+  for (int c = 0; c < 4; ++c) {
+    const int px = c & 1, py = c >> 1;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const int dx = kDirX[d], dy = kDirY[d];
+      const int ox = dx == 0 ? 0 : (dx > 0 ? px : px - 1);
+      const int oy = dy == 0 ? 0 : (dy > 0 ? py : py - 1);
+      t[c][d].over = c ^ ((dy & 1) << 1) ^ (dx & 1);
+      t[c][d].shift = 8 * (dy - oy) + (dx - ox);
+      t[c][d].keep = ShiftGrid(ShiftGrid(~0ULL, -ox, -oy), dx, dy);
+    }
+  }
+  return t;
+}
+constexpr auto kLandingRules = MakeLandingRules();
+
+// Two class grids side by side in one SSE2 register (baseline x86-64): the
+// flood fills of two pieces run in the instructions of one.
+using GridPair = std::uint64_t __attribute__((vector_size(16)));
+
+inline bool IsZero(GridPair v) { return (v[0] | v[1]) == 0; }
+
+// Per-position data that every piece's jump closure reuses: for each parity
+// class c and direction d, landing[c][d] holds (in both lanes) the empty
+// squares that a hop in direction d can land on, because it has a piece to
+// jump over. The masks are zero wherever a shift would wrap around a grid
+// edge, so one layer of the flood fill needs no edge masks: it is eight
+// shift-and-mask operations.
+struct JumpBoard {
+  GridPair landing[4][kDirectionCount];
+  Bitboard empty_squares;
+
+  JumpBoard(const Variant& variant, const Position& position) {
+    const Bitboard occupied = position.Occupied();
+    empty_squares = variant.on_board & ~occupied;
+    Fill<0>(occupied, std::make_index_sequence<kDirectionCount>{});
+    Fill<1>(occupied, std::make_index_sequence<kDirectionCount>{});
+    Fill<2>(occupied, std::make_index_sequence<kDirectionCount>{});
+    Fill<3>(occupied, std::make_index_sequence<kDirectionCount>{});
+  }
+
+ private:
+  template <int kCls, std::size_t... kDirs>
+  void Fill(const Bitboard& occupied, std::index_sequence<kDirs...>) {
+    (FillOne<kCls, static_cast<int>(kDirs)>(occupied), ...);
+  }
+  template <int kCls, int kDir>
+  void FillOne(const Bitboard& occupied) {
+    constexpr LandingRule rule = kLandingRules[kCls][kDir];
+    const std::uint64_t mask = ShiftBits<rule.shift>(occupied.word[rule.over]) &
+                               rule.keep & empty_squares.word[kCls];
+    landing[kCls][kDir] = GridPair{mask, mask};
+  }
 };
 
-// Target lock: once a chain stands in the target camp it may only land in
-// it. `target` is the class word of the moving seat's target camp, or 0
-// when the lock is off.
-inline void JumpClosure(const JumpBoard& board, int cls, std::uint64_t origin,
-                        std::uint64_t target, Closure* out) {
-  const std::uint64_t* jumpable = board.jumpable[cls];
-  std::uint64_t avail = board.empty[cls];
-  std::uint64_t visited = origin;
-  std::uint64_t frontier = origin;
-  out->layer[0] = origin;
-  int depth = 0;
-  if (target == 0 || (origin & target)) {
-    if (origin & target) avail &= target;
-    for (;;) {
-      const std::uint64_t next = Expand(jumpable, frontier) & avail & ~visited;
-      if (next == 0) break;
-      out->layer[++depth] = next;
-      visited |= next;
-      frontier = next;
-    }
-  } else {
-    for (;;) {
-      std::uint64_t next = Expand(jumpable, frontier & ~target);
-      if (frontier & target)
-        next |= Expand(jumpable, frontier & target) & target;
-      next &= avail & ~visited;
-      if (next == 0) break;
-      out->layer[++depth] = next;
-      visited |= next;
-      frontier = next;
-    }
-  }
-  out->depth = depth;
+// One breadth-first layer of the jump closure: the squares one hop from the
+// frontier `f`, in each lane.
+inline GridPair Expand(const GridPair* landing, GridPair f) {
+  return (ShiftBits<GridShift(0)>(f) & landing[0]) |
+         (ShiftBits<GridShift(1)>(f) & landing[1]) |
+         (ShiftBits<GridShift(2)>(f) & landing[2]) |
+         (ShiftBits<GridShift(3)>(f) & landing[3]) |
+         (ShiftBits<GridShift(4)>(f) & landing[4]) |
+         (ShiftBits<GridShift(5)>(f) & landing[5]) |
+         (ShiftBits<GridShift(6)>(f) & landing[6]) |
+         (ShiftBits<GridShift(7)>(f) & landing[7]);
 }
 
-// Walks a fewest-hop path back from `dest` (in layer `hops`) to the origin
-// and writes it origin first to `path` (hops + 1 squares).
-inline void BacktrackPath(const JumpBoard& board, int cls, const Closure& c,
-                          int dest_index, int hops, std::uint64_t target,
-                          Square* path) {
-  const std::uint64_t* jumpable = board.jumpable[cls];
+// Expand run backwards: the squares from which one hop lands on `to`.
+inline GridPair HopSources(const GridPair* landing, GridPair to) {
+  return ShiftBits<-GridShift(0)>(to & landing[0]) |
+         ShiftBits<-GridShift(1)>(to & landing[1]) |
+         ShiftBits<-GridShift(2)>(to & landing[2]) |
+         ShiftBits<-GridShift(3)>(to & landing[3]) |
+         ShiftBits<-GridShift(4)>(to & landing[4]) |
+         ShiftBits<-GridShift(5)>(to & landing[5]) |
+         ShiftBits<-GridShift(6)>(to & landing[6]) |
+         ShiftBits<-GridShift(7)>(to & landing[7]);
+}
+
+// The jump closures of two pieces of one class (a lane may be empty),
+// breadth first: layer k (the squares whose fewest-hop count is k) of lane i
+// goes to out[2 * (k - 1) + i]. Returns the number of layers of the deeper
+// piece and sets each lane's own depth. Target lock: once a chain stands in
+// the target camp it may only land in it; `target` is the class word of the
+// mover's target camp in both lanes, zero when the lock is off.
+template <bool kLock>
+inline int PairClosure(const GridPair* landing, GridPair origins,
+                       GridPair target, std::uint64_t* out,
+                       std::uint8_t depth[2]) {
+  GridPair visited = origins;
+  GridPair frontier = origins;
+  depth[0] = depth[1] = 0;
+  for (int k = 1;; ++k, out += 2) {
+    GridPair next;
+    if constexpr (kLock) {
+      next = Expand(landing, frontier & ~target);
+      const GridPair inside = frontier & target;
+      if (!IsZero(inside)) next |= Expand(landing, inside) & target;
+    } else {
+      next = Expand(landing, frontier);
+    }
+    next &= ~visited;
+    if (IsZero(next)) return k - 1;
+    out[0] = next[0];
+    out[1] = next[1];
+    if (next[0]) depth[0] = static_cast<std::uint8_t>(k);
+    if (next[1]) depth[1] = static_cast<std::uint8_t>(k);
+    visited |= next;
+    frontier = next;
+  }
+}
+
+inline int PairClosure(const GridPair* landing, std::uint64_t a,
+                       std::uint64_t b, std::uint64_t target,
+                       std::uint64_t* out, std::uint8_t depth[2]) {
+  const GridPair origins{a, b};
+  if (target != 0) {
+    return PairClosure<true>(landing, origins, GridPair{target, target}, out,
+                             depth);
+  }
+  return PairClosure<false>(landing, origins, GridPair{0, 0}, out, depth);
+}
+
+// The squares of a class from which some first hop exists: lane 0 for
+// pieces outside the target camp, lane 1 (landing inside it) for pieces in
+// it under target lock.
+inline std::uint64_t Jumpers(const GridPair* landing, std::uint64_t target) {
+  const GridPair sources = HopSources(landing, GridPair{~0ULL, target});
+  return (sources[0] & ~target) | (sources[1] & target);
+}
+
+inline Bitboard StepsOf(Square origin, const Bitboard& empty,
+                        const Bitboard& target_camp, std::uint64_t bit,
+                        std::uint64_t target) {
+  Bitboard steps = kStepMask[origin] & empty;
+  if (bit & target) steps &= target_camp;
+  return steps;
+}
+
+// The pieces of `seat` that generation covers.
+inline Bitboard Movers(const Position& position, Seat seat,
+                       const MoveFilter& filter) {
+  Bitboard movers = position.pieces[SeatIndex(seat)];
+  if (!filter.only_origin) return movers;
+  Bitboard one;
+  if (movers.Test(filter.origin)) one.Set(filter.origin);
+  return one;
+}
+
+inline Bitboard TargetCampIfLocked(const Variant& variant, Seat seat) {
+  return variant.spec.target_lock ? variant.TargetCamp(seat) : Bitboard{};
+}
+
+// Scratch for the functions built on a MoveSet.
+MoveSet& ScratchSet() {
+  thread_local MoveSet set;
+  return set;
+}
+
+// Writes a fewest-hop path of `piece` to the square `dest_index` of its
+// layer `hops`, origin first (hops + 1 squares), walking back one layer at a
+// time to a square that hops onto the current one.
+inline void WritePath(const MoveSet& set, const JumpBoard& board,
+                      const MoveSet::Piece& piece, int dest_index, int hops,
+                      std::uint64_t target, Square* path) {
+  const int cls = ClassOf(piece.origin);
+  const GridPair* landing = board.landing[cls];
   std::uint64_t at = std::uint64_t{1} << dest_index;
   path[hops] = FromClass(cls, dest_index);
-  for (int k = hops; k > 0; --k) {
-    const bool at_outside = (at & target) == 0;
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const std::uint64_t prev = ShiftGrid(at, -kDirX[d], -kDirY[d]);
-      if ((prev & c.layer[k - 1] & jumpable[d]) == 0) continue;
-      // Under target lock a hop from inside the target must stay inside.
-      if (at_outside && (prev & target)) continue;
-      at = prev;
-      break;
-    }
-    path[k - 1] = FromClass(cls, std::countr_zero(at));
+  for (int k = hops - 1; k >= 1; --k) {
+    std::uint64_t sources =
+        HopSources(landing, GridPair{at, 0})[0] & set.Layer(piece, k);
+    // Under target lock a hop from inside the target must stay inside.
+    if ((at & target) == 0) sources &= ~target;
+    at = sources & (0 - sources);
+    path[k] = FromClass(cls, std::countr_zero(at));
   }
-}
-
-template <bool kWithPaths>
-void Generate(const Variant& variant, const Position& position, Seat seat,
-              MoveFilter filter, MoveList* list, MovePaths* paths) {
-  const JumpBoard board(variant, position);
-  const Bitboard target_camp =
-      variant.spec.target_lock ? variant.TargetCamp(seat) : Bitboard{};
-  Bitboard movers = position.pieces[SeatIndex(seat)];
-  if (filter.only_origin) {
-    const bool has = movers.Test(filter.origin);
-    movers = Bitboard{};
-    if (has) movers.Set(filter.origin);
-  }
-  int n = 0;
-  int used = 0;
-  Closure closure;
-  ForEachSquare(movers, [&](Square origin) {
-    const bool locked = target_camp.Test(origin);
-    // Steps land on the neighbouring classes.
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const std::int16_t next = kNeighbour[origin][d];
-      if (next == kNoSquare) continue;
-      const Square to = static_cast<Square>(next);
-      if (!board.empty_squares.Test(to)) continue;
-      if (locked && !target_camp.Test(to)) continue;
-      if constexpr (kWithPaths) {
-        paths->offset[n] = used;
-        paths->squares[used++] = origin;
-        paths->squares[used++] = to;
-      }
-      list->moves[n++] = LegalMove{origin, to, 0};
-    }
-    // Jumps stay in the origin's class.
-    const int cls = ClassOf(origin);
-    const std::uint64_t target = target_camp.word[cls];
-    JumpClosure(board, cls, std::uint64_t{1} << ClassIndexOf(origin), target,
-                &closure);
-    for (int k = 1; k <= closure.depth; ++k) {
-      for (std::uint64_t w = closure.layer[k]; w != 0; w &= w - 1) {
-        const int index = std::countr_zero(w);
-        if constexpr (kWithPaths) {
-          paths->offset[n] = used;
-          BacktrackPath(board, cls, closure, index, k, target,
-                        paths->squares + used);
-          used += k + 1;
-        }
-        list->moves[n++] = LegalMove{origin, FromClass(cls, index),
-                                     static_cast<std::uint8_t>(k)};
-      }
-    }
-  });
-  list->size = n;
-  if constexpr (kWithPaths) paths->offset[n] = used;
+  path[0] = piece.origin;
 }
 
 }  // namespace
 
-JumpBoard::JumpBoard(const Variant& variant, const Position& position) {
-  const Bitboard occupied = position.Occupied();
-  empty_squares = variant.on_board & ~occupied;
-  for (int cls = 0; cls < 4; ++cls) {
-    const int px = cls & 1, py = cls >> 1;
-    empty[cls] = empty_squares.word[cls];
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const int dx = kDirX[d], dy = kDirY[d];
-      // The jumped square lies in the neighbouring class, at an offset of
-      // (ox, oy) in that class's grid.
-      const int over = cls ^ ((dy & 1) << 1) ^ (dx & 1);
-      const int ox = dx == 0 ? 0 : (dx > 0 ? px : px - 1);
-      const int oy = dy == 0 ? 0 : (dy > 0 ? py : py - 1);
-      jumpable[cls][d] = ShiftGrid(occupied.word[over], -ox, -oy);
+int MoveSet::Count() const {
+  int count = 0;
+  for (int p = 0; p < piece_count; ++p) {
+    count += pieces[p].steps.Count();
+    for (int k = 1; k <= pieces[p].depth; ++k) {
+      count += std::popcount(Layer(pieces[p], k));
     }
   }
+  return count;
+}
+
+void GenerateMoveSet(const Variant& variant, const Position& position,
+                     Seat seat, MoveSet* set, MoveFilter filter) {
+  const JumpBoard board(variant, position);
+  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  const Bitboard movers = Movers(position, seat, filter);
+  int pieces = 0;
+  int used = 0;
+  for (int cls = 0; cls < 4; ++cls) {
+    const std::uint64_t mine = movers.word[cls];
+    if (mine == 0) continue;
+    const GridPair* landing = board.landing[cls];
+    const std::uint64_t target = target_camp.word[cls];
+    const std::uint64_t jumping = mine & Jumpers(landing, target);
+    // Steps of every piece; the pieces with a first hop wait in `jumpers`.
+    int jumpers[64];
+    int jumper_count = 0;
+    for (std::uint64_t w = mine; w != 0; w &= w - 1) {
+      const int index = std::countr_zero(w);
+      const std::uint64_t bit = std::uint64_t{1} << index;
+      MoveSet::Piece& piece = set->pieces[pieces];
+      piece.origin = FromClass(cls, index);
+      piece.depth = 0;
+      piece.first = 0;
+      piece.stride = 2;
+      piece.steps =
+          StepsOf(piece.origin, board.empty_squares, target_camp, bit, target);
+      if (bit & jumping) jumpers[jumper_count++] = pieces;
+      ++pieces;
+    }
+    // Flood-fill them two at a time.
+    for (int j = 0; j < jumper_count; j += 2) {
+      MoveSet::Piece& pa = set->pieces[jumpers[j]];
+      const bool pair = j + 1 < jumper_count;
+      MoveSet::Piece& pb = set->pieces[jumpers[pair ? j + 1 : j]];
+      std::uint8_t depth[2];
+      const int layers =
+          PairClosure(landing, std::uint64_t{1} << ClassIndexOf(pa.origin),
+                      pair ? std::uint64_t{1} << ClassIndexOf(pb.origin) : 0,
+                      target, set->layers + used, depth);
+      pb.first = static_cast<std::uint16_t>(used + 1);
+      pb.depth = depth[1];
+      pa.first = static_cast<std::uint16_t>(used);
+      pa.depth = depth[0];
+      used += 2 * layers;
+    }
+  }
+  set->piece_count = pieces;
 }
 
 void GenerateLegalMoves(const Variant& variant, const Position& position,
                         Seat seat, MoveList* list, MoveFilter filter) {
-  Generate<false>(variant, position, seat, filter, list, nullptr);
+  MoveSet& set = ScratchSet();
+  GenerateMoveSet(variant, position, seat, &set, filter);
+  int n = 0;
+  set.ForEach([&](Square origin, Square to, int hops) {
+    list->moves[n++] = LegalMove{origin, to, static_cast<std::uint8_t>(hops)};
+  });
+  list->size = n;
 }
 
 void GenerateLegalMovesWithPaths(const Variant& variant,
                                  const Position& position, Seat seat,
                                  MoveList* list, MovePaths* paths,
                                  MoveFilter filter) {
-  Generate<true>(variant, position, seat, filter, list, paths);
+  MoveSet& set = ScratchSet();
+  GenerateMoveSet(variant, position, seat, &set, filter);
+  const JumpBoard board(variant, position);
+  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  int n = 0;
+  int used = 0;
+  for (int p = 0; p < set.piece_count; ++p) {
+    const MoveSet::Piece& piece = set.pieces[p];
+    const Square origin = piece.origin;
+    ForEachSquare(piece.steps, [&](Square to) {
+      paths->offset[n] = used;
+      paths->squares[used++] = origin;
+      paths->squares[used++] = to;
+      list->moves[n++] = LegalMove{origin, to, 0};
+    });
+    const int cls = ClassOf(origin);
+    const std::uint64_t target = target_camp.word[cls];
+    for (int k = 1; k <= piece.depth; ++k) {
+      for (std::uint64_t w = set.Layer(piece, k); w != 0; w &= w - 1) {
+        const int index = std::countr_zero(w);
+        paths->offset[n] = used;
+        WritePath(set, board, piece, index, k, target, paths->squares + used);
+        used += k + 1;
+        list->moves[n++] = LegalMove{origin, FromClass(cls, index),
+                                     static_cast<std::uint8_t>(k)};
+      }
+    }
+  }
+  list->size = n;
+  paths->offset[n] = used;
 }
 
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const JumpBoard board(variant, position);
-  const Bitboard target_camp =
-      variant.spec.target_lock ? variant.TargetCamp(seat) : Bitboard{};
-  bool found = false;
-  ForEachSquare(position.pieces[SeatIndex(seat)], [&](Square origin) {
-    if (found) return;
-    const bool locked = target_camp.Test(origin);
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const std::int16_t next = kNeighbour[origin][d];
-      if (next == kNoSquare) continue;
-      const Square to = static_cast<Square>(next);
-      if (!board.empty_squares.Test(to)) continue;
-      if (locked && !target_camp.Test(to)) continue;
-      found = true;
-      return;
+  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  const Bitboard movers = position.pieces[SeatIndex(seat)];
+  for (int cls = 0; cls < 4; ++cls) {
+    const std::uint64_t mine = movers.word[cls];
+    const std::uint64_t target = target_camp.word[cls];
+    if (mine & Jumpers(board.landing[cls], target)) return true;
+    for (std::uint64_t w = mine; w != 0; w &= w - 1) {
+      const int index = std::countr_zero(w);
+      if (StepsOf(FromClass(cls, index), board.empty_squares, target_camp,
+                  std::uint64_t{1} << index, target)
+              .Any()) {
+        return true;
+      }
     }
-    const int cls = ClassOf(origin);
-    std::uint64_t avail = board.empty[cls];
-    if (locked) avail &= target_camp.word[cls];
-    if (Expand(board.jumpable[cls], std::uint64_t{1} << ClassIndexOf(origin)) &
-        avail) {
-      found = true;
-    }
-  });
-  return found;
+  }
+  return false;
 }
 
 int FewestHopPath(const Variant& variant, const Position& position,
@@ -222,10 +385,9 @@ int FewestHopPath(const Variant& variant, const Position& position,
   if (!position.PieceAt(origin, &seat)) return 0;
   const JumpBoard board(variant, position);
   if (!board.empty_squares.Test(destination)) return 0;
-  const bool lock = variant.spec.target_lock && !ignore_target_lock;
-  const Bitboard target_camp = lock ? variant.TargetCamp(seat) : Bitboard{};
-  for (int d = 0; d < kDirectionCount; ++d) {
-    if (kNeighbour[origin][d] != destination) continue;
+  const Bitboard target_camp =
+      ignore_target_lock ? Bitboard{} : TargetCampIfLocked(variant, seat);
+  if (kStepMask[origin].Test(destination)) {
     if (target_camp.Test(origin) && !target_camp.Test(destination)) return 0;
     path[0] = origin;
     path[1] = destination;
@@ -233,15 +395,16 @@ int FewestHopPath(const Variant& variant, const Position& position,
   }
   const int cls = ClassOf(origin);
   if (ClassOf(destination) != cls) return 0;
-  Closure closure;
+  MoveSet& set = ScratchSet();
   const std::uint64_t target = target_camp.word[cls];
-  JumpClosure(board, cls, std::uint64_t{1} << ClassIndexOf(origin), target,
-              &closure);
+  std::uint8_t depth[2];
+  PairClosure(board.landing[cls], std::uint64_t{1} << ClassIndexOf(origin), 0,
+              target, set.layers, depth);
+  const MoveSet::Piece piece{origin, depth[0], 0, 2, Bitboard{}};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
-  for (int k = 1; k <= closure.depth; ++k) {
-    if (closure.layer[k] & dest_bit) {
-      BacktrackPath(board, cls, closure, ClassIndexOf(destination), k, target,
-                    path);
+  for (int k = 1; k <= piece.depth; ++k) {
+    if (set.Layer(piece, k) & dest_bit) {
+      WritePath(set, board, piece, ClassIndexOf(destination), k, target, path);
       return k + 1;
     }
   }

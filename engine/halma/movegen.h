@@ -34,24 +34,65 @@ struct MoveList {
   const LegalMove* end() const { return moves + size; }
 };
 
-// Per-position data the jump closure reuses for every piece: for each parity
-// class and direction, the squares from which a hop that way has a piece to
-// jump over, and the empty squares a hop may land on.
-struct JumpBoard {
-  std::uint64_t jumpable[4][kDirectionCount];
-  std::uint64_t empty[4];
-  Bitboard empty_squares;
-  explicit JumpBoard(const Variant& variant, const Position& position);
+// The most pieces a seat can have: two camps of eight full rows fill a
+// 16x16 board.
+inline constexpr int kMaxPiecesPerSeat = 128;
+// Jump layers of all pieces. A piece has at most one layer per empty square
+// of its class, and a class's p pieces and e empty squares give
+// p * e <= 1024; pieces flood-filled two at a time may pad up to twice that.
+inline constexpr int kMaxLayerWords = 4 * 2 * 1024;
+
+// The legal-move set of one seat in bitboard form, which is how the engine
+// computes it: for every piece, the squares one step away and, layer by
+// layer, the squares its jump chains reach (layer k holds the destinations
+// whose fewest-hop count is k). Each (origin, destination) pair appears once.
+struct MoveSet {
+  struct Piece {
+    Square origin;
+    std::uint8_t depth;    // Number of jump layers.
+    std::uint16_t first;   // Index of layer 1 in `layers`.
+    std::uint16_t stride;  // Distance between its consecutive layers.
+    Bitboard steps;
+  };
+  int piece_count = 0;
+  Piece pieces[kMaxPiecesPerSeat];
+  // Words of the 8x8 grid of the piece's parity class (see square.h): layer
+  // k of a piece is layers[first + (k - 1) * stride].
+  std::uint64_t layers[kMaxLayerWords];
+
+  std::uint64_t Layer(const Piece& piece, int k) const {
+    return layers[piece.first + (k - 1) * piece.stride];
+  }
+  // The number of legal moves (distinct origin, destination pairs).
+  int Count() const;
+  // Calls fn(origin, destination, hops) for every move.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (int p = 0; p < piece_count; ++p) {
+      const Piece& piece = pieces[p];
+      ForEachSquare(piece.steps, [&](Square to) { fn(piece.origin, to, 0); });
+      const int cls = ClassOf(piece.origin);
+      for (int k = 1; k <= piece.depth; ++k) {
+        for (std::uint64_t w = Layer(piece, k); w != 0; w &= w - 1) {
+          fn(piece.origin, FromClass(cls, std::countr_zero(w)), k);
+        }
+      }
+    }
+  }
 };
 
-// Options for generation.
+// Restricts generation to the piece on one square.
 struct MoveFilter {
   bool only_origin = false;
   Square origin = 0;
 };
 
-// All legal moves of `seat` in `position` (not counting `pass`), in no
-// particular order. Respects target lock. Allocation-free.
+// The legal-move set of `seat` in `position` (not counting `pass`). Respects
+// target lock. Allocation-free: this is the engine's hot path.
+void GenerateMoveSet(const Variant& variant, const Position& position,
+                     Seat seat, MoveSet* set, MoveFilter filter = MoveFilter{});
+
+// The same set as a list of moves, in no particular order. Allocation-free.
 void GenerateLegalMoves(const Variant& variant, const Position& position,
                         Seat seat, MoveList* list,
                         MoveFilter filter = MoveFilter{});
