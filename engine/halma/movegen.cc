@@ -1,5 +1,7 @@
 #include "halma/movegen.h"
 
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -88,7 +90,20 @@ constexpr auto kLandingRules = MakeLandingRules();
 // flood fills of two pieces run in the instructions of one.
 using GridPair = std::uint64_t __attribute__((vector_size(16)));
 
-inline bool IsZero(GridPair v) { return (v[0] | v[1]) == 0; }
+inline bool IsZero(GridPair v) {
+  const __m128i zero_bytes =
+      _mm_cmpeq_epi8(reinterpret_cast<__m128i>(v), _mm_setzero_si128());
+  return _mm_movemask_epi8(zero_bytes) == 0xffff;
+}
+
+// The last layer (1-based) in which lane `lane` of pair layers is not
+// empty, 0 when none is.
+inline std::uint8_t LaneDepth(const std::uint64_t* layers, int count,
+                              int lane) {
+  int k = count;
+  while (k > 0 && layers[2 * (k - 1) + lane] == 0) --k;
+  return static_cast<std::uint8_t>(k);
+}
 
 // Per-position data that every piece's jump closure reuses: for each parity
 // class c and direction d, landing[c][d] holds (in both lanes) the empty
@@ -160,8 +175,8 @@ inline int PairClosure(const GridPair* landing, GridPair origins,
                        std::uint8_t depth[2]) {
   GridPair visited = origins;
   GridPair frontier = origins;
-  depth[0] = depth[1] = 0;
-  for (int k = 1;; ++k, out += 2) {
+  int k = 0;
+  for (;;) {
     GridPair next;
     if constexpr (kLock) {
       next = Expand(landing, frontier & ~target);
@@ -171,14 +186,15 @@ inline int PairClosure(const GridPair* landing, GridPair origins,
       next = Expand(landing, frontier);
     }
     next &= ~visited;
-    if (IsZero(next)) return k - 1;
-    out[0] = next[0];
-    out[1] = next[1];
-    if (next[0]) depth[0] = static_cast<std::uint8_t>(k);
-    if (next[1]) depth[1] = static_cast<std::uint8_t>(k);
+    if (IsZero(next)) break;
+    __builtin_memcpy(out + 2 * k, &next, sizeof next);
+    ++k;
     visited |= next;
     frontier = next;
   }
+  depth[0] = LaneDepth(out, k, 0);
+  depth[1] = LaneDepth(out, k, 1);
+  return k;
 }
 
 inline int PairClosure(const GridPair* landing, std::uint64_t a,
@@ -203,7 +219,17 @@ inline std::uint64_t Jumpers(const GridPair* landing, std::uint64_t target) {
 inline Bitboard StepsOf(Square origin, const Bitboard& empty,
                         const Bitboard& target_camp, std::uint64_t bit,
                         std::uint64_t target) {
-  Bitboard steps = kStepMask[origin] & empty;
+  // Two register-wide ANDs rather than four scalar ones.
+  GridPair lo, hi, empty_lo, empty_hi;
+  __builtin_memcpy(&lo, &kStepMask[origin].word[0], 16);
+  __builtin_memcpy(&hi, &kStepMask[origin].word[2], 16);
+  __builtin_memcpy(&empty_lo, &empty.word[0], 16);
+  __builtin_memcpy(&empty_hi, &empty.word[2], 16);
+  lo &= empty_lo;
+  hi &= empty_hi;
+  Bitboard steps;
+  __builtin_memcpy(&steps.word[0], &lo, 16);
+  __builtin_memcpy(&steps.word[2], &hi, 16);
   if (bit & target) steps &= target_camp;
   return steps;
 }

@@ -53,7 +53,7 @@ std::string SeatsText(SeatSet set) {
 std::string SeatsText(const json& list) {
   SeatSet set;
   for (const auto& s : list) {
-    Seat seat;
+    Seat seat = Seat::kW;
     SeatFromLetter(s.get<std::string>()[0], &seat);
     set.Add(seat);
   }
@@ -168,13 +168,15 @@ TEST(PublicVectors, MalformedInputsAreRejected) {
     if (kind == "position") {
       status = ParsePosition(c["input"].get<std::string>(), *variant).status();
     } else if (kind == "square") {
-      status = ParseSquare(c["input"].get<std::string>(), variant->size).status();
+      status =
+          ParseSquare(c["input"].get<std::string>(), variant->size).status();
     } else if (kind == "move") {
       status = ParseMove(c["input"].get<std::string>(), variant->size).status();
     } else {
-      status = AdjudicateRecord(*variant, StartPosition(*variant),
-                                c["input"]["moves"].get<std::vector<std::string>>())
-                   .status();
+      status =
+          AdjudicateRecord(*variant, StartPosition(*variant),
+                           c["input"]["moves"].get<std::vector<std::string>>())
+              .status();
     }
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     std::cout << "  " << kind << ": " << status.message() << "\n";

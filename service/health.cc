@@ -1,0 +1,166 @@
+#include "service/health.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "halma/notation.h"
+
+namespace halma::service {
+
+using grpc::health::v1::HealthCheckRequest;
+using grpc::health::v1::HealthCheckResponse;
+
+// One Watch stream. At most one write is in flight; a status that changes
+// meanwhile is kept and sent when the write completes (only the latest
+// counts). After the final status of a shutdown the stream is finished.
+class HealthService::WatchReactor
+    : public grpc::ServerWriteReactor<HealthCheckResponse> {
+ public:
+  WatchReactor(HealthService* owner, std::string service)
+      : owner_(owner), service_(std::move(service)) {
+    owner_->AddWatcher(this);
+  }
+
+  const std::string& service() const { return service_; }
+
+  // Called by the owner with its lock held: a new status, and whether it is
+  // the last one (shutdown).
+  void Update(ServingStatus status, bool last) {
+    absl::MutexLock lock(&mu_);
+    if (finished_) return;
+    if (status != queued_) {
+      queued_ = status;
+      pending_ = true;
+    }
+    if (last) finish_after_writes_ = true;
+    if (!writing_) SendOrFinishLocked();
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    if (!ok) {
+      // The stream is broken (client gone or call cancelled).
+      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED,
+                                "health watch: write failed"));
+      return;
+    }
+    SendOrFinishLocked();
+  }
+
+  void OnCancel() override {
+    absl::MutexLock lock(&mu_);
+    FinishLocked(grpc::Status::CANCELLED);
+  }
+
+  void OnDone() override {
+    owner_->RemoveWatcher(this);
+    delete this;
+  }
+
+ private:
+  void SendOrFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_) return;
+    if (pending_) {
+      pending_ = false;
+      response_.set_status(queued_);
+      writing_ = true;
+      StartWrite(&response_);
+    } else if (finish_after_writes_) {
+      FinishLocked(grpc::Status::OK);
+    }
+  }
+
+  void FinishLocked(const grpc::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_) return;
+    finished_ = true;
+    Finish(status);
+  }
+
+  HealthService* const owner_;
+  const std::string service_;
+  absl::Mutex mu_;
+  HealthCheckResponse response_ ABSL_GUARDED_BY(mu_);
+  // The latest status for the client; `pending_` while not yet written.
+  ServingStatus queued_ ABSL_GUARDED_BY(mu_) = HealthCheckResponse::UNKNOWN;
+  bool pending_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finish_after_writes_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+void HealthService::SetServingStatus(absl::string_view service, bool serving) {
+  absl::MutexLock lock(&mu_);
+  if (shutdown_) return;
+  const ServingStatus status =
+      serving ? HealthCheckResponse::SERVING : HealthCheckResponse::NOT_SERVING;
+  statuses_.insert_or_assign(std::string(service), status);
+  for (WatchReactor* watcher : watchers_) {
+    if (watcher->service() == service) watcher->Update(status, false);
+  }
+}
+
+HealthService::ServingStatus HealthService::GetServingStatus(
+    absl::string_view service) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = statuses_.find(service);
+  return it == statuses_.end() ? HealthCheckResponse::SERVICE_UNKNOWN
+                               : it->second;
+}
+
+HealthService::ServingStatus HealthService::StatusLocked(
+    const std::string& service) const {
+  auto it = statuses_.find(service);
+  return it == statuses_.end() ? HealthCheckResponse::SERVICE_UNKNOWN
+                               : it->second;
+}
+
+void HealthService::Shutdown() {
+  absl::MutexLock lock(&mu_);
+  if (shutdown_) return;
+  shutdown_ = true;
+  for (auto& [name, status] : statuses_) {
+    status = HealthCheckResponse::NOT_SERVING;
+  }
+  for (WatchReactor* watcher : watchers_) {
+    watcher->Update(StatusLocked(watcher->service()), /*last=*/true);
+  }
+}
+
+void HealthService::AddWatcher(WatchReactor* watcher) {
+  absl::MutexLock lock(&mu_);
+  watchers_.insert(watcher);
+  watcher->Update(StatusLocked(watcher->service()), /*last=*/shutdown_);
+}
+
+void HealthService::RemoveWatcher(WatchReactor* watcher) {
+  absl::MutexLock lock(&mu_);
+  watchers_.erase(watcher);
+}
+
+grpc::ServerUnaryReactor* HealthService::Check(
+    grpc::CallbackServerContext* context, const HealthCheckRequest* request,
+    HealthCheckResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const ServingStatus status = GetServingStatus(request->service());
+  if (status == HealthCheckResponse::SERVICE_UNKNOWN) {
+    reactor->Finish(
+        grpc::Status(grpc::StatusCode::NOT_FOUND,
+                     absl::StrCat("service: unknown service ",
+                                  QuoteForError(request->service()))));
+  } else {
+    response->set_status(status);
+    reactor->Finish(grpc::Status::OK);
+  }
+  return reactor;
+}
+
+grpc::ServerWriteReactor<HealthCheckResponse>* HealthService::Watch(
+    grpc::CallbackServerContext* /*context*/,
+    const HealthCheckRequest* request) {
+  return new WatchReactor(this, request->service());
+}
+
+}  // namespace halma::service

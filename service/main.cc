@@ -1,0 +1,134 @@
+// halma_server: the Halma rules gRPC service.
+//
+// Signals: SIGTERM and SIGINT are blocked in every thread (the mask is set
+// before gRPC starts any) and a dedicated thread takes them with sigwait, so
+// nothing runs in a signal handler and the process also stops cleanly as
+// PID 1 in a container, where default signal actions do not apply. The
+// first signal starts a graceful shutdown (health NOT_SERVING, in-flight
+// calls get the grace period) and the process exits 0; a second one during
+// the grace period exits at once with status 1.
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "service/server.h"
+#include "service/server_flags.h"
+
+namespace {
+
+void Log(const std::string& line) {
+  // One write per line, so that lines from threads do not interleave.
+  const std::string text = line + "\n";
+  fwrite(text.data(), 1, text.size(), stderr);
+  fflush(stderr);
+}
+
+sigset_t ShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+// A no-op handler: the signals stay blocked and are taken by sigwait, but a
+// handler other than SIG_DFL guarantees the kernel queues them even for
+// PID 1 (blocked signals are queued anyway; this is belt and braces).
+void IgnoreSignal(int) {}
+
+// Waits for shutdown signals on its own thread until Stop().
+class SignalWatcher {
+ public:
+  SignalWatcher() : thread_([this] { Run(); }) {}
+  ~SignalWatcher() {
+    stop_.store(true);
+    thread_.join();
+  }
+
+  // Blocks until the first SIGTERM or SIGINT; returns its number.
+  int WaitForShutdownSignal() {
+    first_.WaitForNotification();
+    return signal_.load();
+  }
+
+ private:
+  void Run() {
+    const sigset_t set = ShutdownSignals();
+    int count = 0;
+    while (!stop_.load()) {
+      // A timed wait, so that the thread notices Stop().
+      const timespec timeout = {0, 200 * 1000 * 1000};
+      const int sig = sigtimedwait(&set, nullptr, &timeout);
+      if (sig < 0) continue;  // EAGAIN (timeout) or EINTR.
+      if (++count == 1) {
+        signal_.store(sig);
+        first_.Notify();
+      } else {
+        Log(absl::StrCat("halma_server: second signal (", strsignal(sig),
+                         ") during shutdown, exiting now"));
+        _exit(1);
+      }
+    }
+  }
+
+  std::atomic<bool> stop_{false};
+  std::atomic<int> signal_{0};
+  absl::Notification first_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before any thread exists: every thread created later inherits the mask.
+  const sigset_t signals = ShutdownSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  struct sigaction action = {};
+  action.sa_handler = IgnoreSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+
+  std::vector<char*> rest;
+  absl::StatusOr<halma::service::ServerConfig> config =
+      halma::service::ParseServerFlags(argc, argv, &rest);
+  if (!config.ok()) {
+    Log(absl::StrCat("halma_server: ", config.status().message()));
+    return 2;
+  }
+  if (!rest.empty()) {
+    Log(absl::StrCat("halma_server: unexpected arguments: ",
+                     absl::StrJoin(rest, " "), " (see --help)"));
+    return 2;
+  }
+
+  SignalWatcher watcher;
+  absl::StatusOr<std::unique_ptr<halma::service::HalmaServer>> server =
+      halma::service::StartServer(*config);
+  if (!server.ok()) {
+    Log(absl::StrCat("halma_server: ", server.status().message()));
+    return 1;
+  }
+  Log((*server)->ListeningLine());
+
+  const int sig = watcher.WaitForShutdownSignal();
+  Log(absl::StrCat("halma_server: ", strsignal(sig),
+                   ", shutting down (grace period ",
+                   config->grace_period_seconds, "s)"));
+  (*server)->Shutdown();
+  (*server)->Wait();
+  Log("halma_server: stopped");
+  return 0;
+}

@@ -1,0 +1,1155 @@
+// Process-level tests: the built halma_server binary as a child process on
+// 127.0.0.1 with --port=0, driven through the client library
+// (halma_client) and the built halmactl binary.
+//
+// - Real calls, checked field by field, including every public record
+//   vector.
+// - Graceful shutdown: SIGTERM while many slow Adjudicate calls are in
+//   flight; every call completes OK, health goes NOT_SERVING (or new calls
+//   are refused) and the process exits 0 within the grace period. With a
+//   short grace period the process still exits 0.
+// - halmactl end to end: its text and --json output and its exit codes.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "halma_client.h"
+#include "nlohmann/json.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace v1 = ::halma::v1;
+using ::halma::client::ClientOptions;
+using ::halma::client::HalmaClient;
+using ::halma::client::HealthStatus;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr char kServerBinary[] = HALMA_SERVER_BINARY;
+constexpr char kHalmactlBinary[] = HALMACTL_BINARY;
+constexpr char kBrainkingStart[] = "4bbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0";
+constexpr char kListeningPrefix[] = "halma_server listening on ";
+
+std::string TempPath(const std::string& name) {
+  static std::atomic<int> counter{0};
+  return absl::StrCat(::testing::TempDir(), "/halma_process_test_", getpid(),
+                      "_", counter++, "_", name);
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteWholeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// An exit status as a number: the exit code, or 128 + signal.
+int DecodeWaitStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+std::vector<char*> Argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// halma_server as a child process, its stderr read by a thread.
+class ServerProcess {
+ public:
+  // Starts the server on 127.0.0.1:0 with `flags` and waits for its
+  // "listening" line. Fails the test (returns nullptr) otherwise.
+  static std::unique_ptr<ServerProcess> Start(
+      std::vector<std::string> flags = {}) {
+    auto server = std::unique_ptr<ServerProcess>(new ServerProcess());
+    std::vector<std::string> args = {kServerBinary, "--host=127.0.0.1",
+                                     "--port=0"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      ADD_FAILURE() << "pipe2 failed";
+      return nullptr;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+    std::vector<char*> argv = Argv(args);
+    const int rc = posix_spawn(&server->pid_, kServerBinary, &actions, nullptr,
+                               argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (rc != 0) {
+      close(fds[0]);
+      ADD_FAILURE() << "cannot start " << kServerBinary << ": " << strerror(rc);
+      return nullptr;
+    }
+    server->running_ = true;
+    server->reader_ =
+        std::thread([s = server.get(), fd = fds[0]] { s->ReadStderr(fd); });
+    if (!server->WaitForPort(seconds(30))) {
+      ADD_FAILURE() << "halma_server did not report its port; stderr:\n"
+                    << server->StderrText();
+      return nullptr;
+    }
+    return server;
+  }
+
+  ~ServerProcess() {
+    if (running_) {
+      kill(pid_, SIGKILL);
+      int status;
+      waitpid(pid_, &status, 0);
+    }
+    if (reader_.joinable()) reader_.join();
+  }
+
+  int port() const { return port_; }
+  std::string target() const { return absl::StrCat("127.0.0.1:", port_); }
+
+  void Signal(int sig) { kill(pid_, sig); }
+
+  // The exit status (see DecodeWaitStatus) once the process has exited, or
+  // nullopt if it still runs after `timeout`.
+  std::optional<int> WaitForExit(milliseconds timeout) {
+    const auto end = Clock::now() + timeout;
+    while (running_) {
+      int status;
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        running_ = false;
+        exit_status_ = DecodeWaitStatus(status);
+        break;
+      }
+      if (Clock::now() >= end) return std::nullopt;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    if (reader_.joinable()) reader_.join();
+    return exit_status_;
+  }
+
+  std::string StderrText() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stderr_;
+  }
+
+ private:
+  ServerProcess() = default;
+
+  void ReadStderr(int fd) {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (n <= 0) {
+        eof_ = true;
+        cv_.notify_all();
+        break;
+      }
+      stderr_.append(buffer, n);
+      cv_.notify_all();
+    }
+    close(fd);
+  }
+
+  bool WaitForPort(milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, timeout, [&] { return eof_ || ParsePortLocked(); });
+    return port_ > 0;
+  }
+
+  // "halma_server listening on 127.0.0.1:41234 (...)" -> 41234.
+  bool ParsePortLocked() {
+    const size_t start = stderr_.find(kListeningPrefix);
+    if (start == std::string::npos) return false;
+    const size_t end =
+        stderr_.find_first_of(" \n", start + sizeof(kListeningPrefix) - 1);
+    if (end == std::string::npos) return false;
+    const std::string address =
+        stderr_.substr(start + sizeof(kListeningPrefix) - 1,
+                       end - (start + sizeof(kListeningPrefix) - 1));
+    const size_t colon = address.rfind(':');
+    int port = 0;
+    if (colon == std::string::npos ||
+        !absl::SimpleAtoi(address.substr(colon + 1), &port) || port <= 0) {
+      return false;
+    }
+    port_ = port;
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  bool running_ = false;
+  std::optional<int> exit_status_;
+  int port_ = 0;
+  std::thread reader_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string stderr_;
+  bool eof_ = false;
+};
+
+std::unique_ptr<HalmaClient> MakeClient(const std::string& target,
+                                        milliseconds deadline = seconds(20)) {
+  ClientOptions options;
+  options.target = target;
+  options.deadline = deadline;
+  absl::StatusOr<std::unique_ptr<HalmaClient>> client =
+      HalmaClient::Create(options);
+  EXPECT_TRUE(client.ok()) << client.status();
+  return client.ok() ? *std::move(client) : nullptr;
+}
+
+// Polls the health service until it answers SERVING.
+bool WaitUntilServing(HalmaClient& client, milliseconds timeout) {
+  const auto end = Clock::now() + timeout;
+  while (Clock::now() < end) {
+    absl::StatusOr<HealthStatus> status = client.CheckHealth("");
+    if (status.ok() && *status == HealthStatus::kServing) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+
+v1::Variant Preset(const std::string& name) {
+  v1::Variant variant;
+  variant.set_preset(name);
+  return variant;
+}
+
+// ---------------------------------------------------------------------------
+// The public vectors (../shared/vectors/records.jsonl).
+
+struct RecordVector {
+  nlohmann::json json;
+  v1::AdjudicateRequest request;
+};
+
+std::vector<RecordVector> LoadRecordVectors() {
+  std::vector<RecordVector> vectors;
+  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/records.jsonl");
+  EXPECT_TRUE(in.good()) << "cannot read " << HALMA_SHARED_DIR
+                         << "/vectors/records.jsonl";
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    RecordVector v;
+    v.json = nlohmann::json::parse(line);
+    const nlohmann::json& variant = v.json["variant"];
+    if (variant.is_string()) {
+      v.request.mutable_variant()->set_preset(variant.get<std::string>());
+    } else {
+      v1::VariantSpec* spec = v.request.mutable_variant()->mutable_custom();
+      spec->set_board_size(variant["n"].get<int>());
+      spec->set_seat_count(variant["seats"].get<int>());
+      for (int row : variant["camp"]) spec->add_camp_rows(row);
+      spec->set_home_exit_limit(variant["home_exit"].get<int>());
+      spec->set_round_completion(variant["round_completion"].get<bool>());
+      spec->set_target_lock(variant["target_lock"].get<bool>());
+      spec->set_move_cap(variant["move_cap"].get<int>());
+    }
+    if (v.json.contains("from")) {
+      v.request.set_start_position(v.json["from"].get<std::string>());
+    }
+    for (const auto& move : v.json["moves"]) {
+      v.request.add_moves(move.get<std::string>());
+    }
+    vectors.push_back(std::move(v));
+  }
+  return vectors;
+}
+
+v1::Seat SeatFromLetter(const std::string& letter) {
+  if (letter == "w") return v1::SEAT_W;
+  if (letter == "r") return v1::SEAT_R;
+  if (letter == "b") return v1::SEAT_B;
+  if (letter == "g") return v1::SEAT_G;
+  return v1::SEAT_UNSPECIFIED;
+}
+
+v1::DecidingRule RuleFromLabel(const std::string& label) {
+  if (label == "target-filled") return v1::DECIDING_RULE_TARGET_FILLED;
+  if (label == "home-exit") return v1::DECIDING_RULE_HOME_EXIT;
+  if (label == "move-cap") return v1::DECIDING_RULE_MOVE_CAP;
+  if (label == "all-passed") return v1::DECIDING_RULE_EVERYONE_STUCK;
+  return v1::DECIDING_RULE_UNSPECIFIED;
+}
+
+// "destination-occupied" -> ILLEGAL_REASON_DESTINATION_OCCUPIED.
+v1::IllegalReason ReasonFromLabel(std::string label) {
+  std::transform(label.begin(), label.end(), label.begin(), [](char c) {
+    return c == '-' ? '_' : static_cast<char>(std::toupper(c));
+  });
+  v1::IllegalReason reason = v1::ILLEGAL_REASON_UNSPECIFIED;
+  v1::IllegalReason_Parse("ILLEGAL_REASON_" + label, &reason);
+  return reason;
+}
+
+void ExpectStatusMatches(const nlohmann::json& expect,
+                         const v1::GameStatus& status,
+                         const std::string& where) {
+  const std::string state = expect["status"].get<std::string>();
+  if (state == "in_progress") {
+    EXPECT_EQ(status.state(), v1::GameStatus::STATE_IN_PROGRESS) << where;
+    if (expect.contains("to_move")) {
+      EXPECT_EQ(status.to_move(),
+                SeatFromLetter(expect["to_move"].get<std::string>()))
+          << where;
+    }
+    if (expect.contains("rc_turn")) {
+      EXPECT_EQ(status.round_completion_turn(), expect["rc_turn"].get<bool>())
+          << where;
+    }
+    return;
+  }
+  EXPECT_EQ(status.state(), state == "win" ? v1::GameStatus::STATE_WIN
+                                           : v1::GameStatus::STATE_DRAW)
+      << where;
+  std::vector<int> winners;
+  for (const auto& w : expect["winners"]) {
+    winners.push_back(SeatFromLetter(w.get<std::string>()));
+  }
+  EXPECT_EQ(std::vector<int>(status.winners().begin(), status.winners().end()),
+            winners)
+      << where;
+  EXPECT_EQ(status.rule(), RuleFromLabel(expect["rule"].get<std::string>()))
+      << where;
+  EXPECT_EQ(status.ply(), expect["ply"].get<int>()) << where;
+}
+
+// The 68-ply brainking-8x8 game that b wins (the first record vector).
+std::vector<std::string> Record68() {
+  for (const RecordVector& v : LoadRecordVectors()) {
+    if (v.request.moves_size() == 68 &&
+        v.request.variant().preset() == "brainking-8x8") {
+      return {v.request.moves().begin(), v.request.moves().end()};
+    }
+  }
+  ADD_FAILURE() << "no 68-move brainking-8x8 record in the vectors";
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Long records for slow calls.
+
+// A four-move cycle in classic-16x16 (no home-exit limit, no move cap): w
+// steps a piece out and back, and so does b, so the position repeats and
+// the game never ends. Built from LegalMoves answers and checked with
+// ValidateMove.
+std::vector<std::string> FindRepeatingCycle(HalmaClient& client) {
+  v1::LegalMovesRequest legal;
+  *legal.mutable_variant() = Preset("classic-16x16");
+  absl::StatusOr<v1::LegalMovesResponse> w_moves = client.LegalMoves(legal);
+  EXPECT_TRUE(w_moves.ok()) << w_moves.status();
+  if (!w_moves.ok()) return {};
+  const v1::Move* w_step = nullptr;
+  for (const v1::Move& m : w_moves->moves()) {
+    if (m.hops() == 0) {
+      w_step = &m;
+      break;
+    }
+  }
+  EXPECT_NE(w_step, nullptr) << "w has no step at the start";
+  if (w_step == nullptr) return {};
+
+  v1::ValidateMoveRequest validate;
+  *validate.mutable_variant() = Preset("classic-16x16");
+  validate.set_move(w_step->path());
+  absl::StatusOr<v1::ValidateMoveResponse> after_w =
+      client.ValidateMove(validate);
+  EXPECT_TRUE(after_w.ok() && after_w->legal());
+  if (!after_w.ok()) return {};
+
+  legal.set_position(after_w->position_after());
+  absl::StatusOr<v1::LegalMovesResponse> b_moves = client.LegalMoves(legal);
+  EXPECT_TRUE(b_moves.ok()) << b_moves.status();
+  if (!b_moves.ok()) return {};
+  EXPECT_EQ(b_moves->status().to_move(), v1::SEAT_B);
+  const v1::Move* b_step = nullptr;
+  for (const v1::Move& m : b_moves->moves()) {
+    if (m.hops() == 0) {
+      b_step = &m;
+      break;
+    }
+  }
+  EXPECT_NE(b_step, nullptr) << "b has no step";
+  if (b_step == nullptr) return {};
+
+  std::vector<std::string> cycle = {
+      w_step->path(), b_step->path(),
+      absl::StrCat(w_step->destination(), "-", w_step->origin()),
+      absl::StrCat(b_step->destination(), "-", b_step->origin())};
+  // The cycle is legal and returns to the start board.
+  v1::AdjudicateRequest check;
+  *check.mutable_variant() = Preset("classic-16x16");
+  for (int i = 0; i < 3; ++i) {
+    for (const std::string& m : cycle) check.add_moves(m);
+  }
+  absl::StatusOr<v1::AdjudicateResponse> checked = client.Adjudicate(check);
+  EXPECT_TRUE(checked.ok()) << checked.status();
+  if (!checked.ok()) return {};
+  EXPECT_FALSE(checked->has_illegal_move());
+  EXPECT_EQ(checked->moves_played(), 12);
+  const std::string start_board =
+      w_moves->position().substr(0, w_moves->position().find(' '));
+  EXPECT_EQ(checked->final_position(), absl::StrCat(start_board, " w 6,6"));
+  return cycle;
+}
+
+v1::AdjudicateRequest LongRecord(const std::vector<std::string>& cycle,
+                                 int moves) {
+  v1::AdjudicateRequest request;
+  *request.mutable_variant() = Preset("classic-16x16");
+  request.mutable_moves()->Reserve(moves);
+  for (int i = 0; i < moves; ++i) request.add_moves(cycle[i % cycle.size()]);
+  return request;
+}
+
+// Limits that let the server take long records.
+const std::vector<std::string>& LongRecordFlags() {
+  static const auto* flags = new std::vector<std::string>{
+      "--max_record_moves=3000000", "--max_message_bytes=268435456"};
+  return *flags;
+}
+constexpr int kMaxLongRecordMoves = 3000000;
+
+// A record length for which one Adjudicate takes about `target` on this
+// machine (measured with calibration calls), within [100000, max], and how
+// long a call of that length should take.
+struct SlowRecord {
+  int length = 0;
+  milliseconds expected{0};
+};
+
+SlowRecord CalibrateSlowRecord(HalmaClient& client,
+                               const std::vector<std::string>& cycle,
+                               milliseconds target) {
+  constexpr int kProbe = 300000;
+  const v1::AdjudicateRequest probe = LongRecord(cycle, kProbe);
+  double best = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = Clock::now();
+    absl::StatusOr<v1::AdjudicateResponse> answer = client.Adjudicate(probe);
+    EXPECT_TRUE(answer.ok()) << answer.status();
+    if (!answer.ok()) break;
+    EXPECT_EQ(answer->moves_played(), kProbe);
+    best = std::min(
+        best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  const double per_move = best / kProbe;
+  const double wanted =
+      std::chrono::duration<double>(target).count() / per_move;
+  SlowRecord record;
+  record.length = static_cast<int>(
+      std::clamp(wanted, 100000.0, double{kMaxLongRecordMoves}));
+  record.expected =
+      milliseconds(static_cast<std::int64_t>(record.length * per_move * 1000));
+  return record;
+}
+
+struct CallOutcome {
+  absl::Status status;
+  int moves_played = 0;
+  v1::GameStatus::State state = v1::GameStatus::STATE_UNSPECIFIED;
+  Clock::time_point finished;
+};
+
+// Starts `count` Adjudicate calls of `request` on threads.
+std::vector<std::thread> StartCalls(HalmaClient& client,
+                                    const v1::AdjudicateRequest& request,
+                                    int count,
+                                    std::vector<CallOutcome>* outcomes) {
+  outcomes->assign(count, CallOutcome{});
+  std::vector<std::thread> threads;
+  for (int i = 0; i < count; ++i) {
+    threads.emplace_back([&client, &request, outcome = &(*outcomes)[i]] {
+      absl::StatusOr<v1::AdjudicateResponse> answer =
+          client.Adjudicate(request);
+      outcome->finished = Clock::now();
+      outcome->status = answer.status();
+      if (answer.ok()) {
+        outcome->moves_played = answer->moves_played();
+        outcome->state = answer->status().state();
+      }
+    });
+  }
+  return threads;
+}
+
+// A thread of quick, realistic calls (the 68-ply record) in a loop, until
+// a call fails or `stop` is set.
+struct LoadOutcome {
+  std::vector<Clock::time_point> ok_at;  // When each OK answer came.
+  int wrong_answers = 0;
+  absl::Status failure;  // The failure that ended the loop, if any.
+  Clock::time_point failed_at;
+};
+
+std::vector<std::thread> StartLoad(HalmaClient& client,
+                                   const v1::AdjudicateRequest& request,
+                                   int count, const std::atomic<bool>& stop,
+                                   std::vector<LoadOutcome>* outcomes) {
+  outcomes->assign(count, LoadOutcome{});
+  std::vector<std::thread> threads;
+  for (int i = 0; i < count; ++i) {
+    threads.emplace_back([&client, &request, &stop, outcome = &(*outcomes)[i]] {
+      while (!stop.load()) {
+        absl::StatusOr<v1::AdjudicateResponse> answer =
+            client.Adjudicate(request);
+        if (!answer.ok()) {
+          outcome->failure = answer.status();
+          outcome->failed_at = Clock::now();
+          return;
+        }
+        outcome->ok_at.push_back(Clock::now());
+        if (answer->status().ply() != request.moves_size() ||
+            answer->status().state() != v1::GameStatus::STATE_WIN) {
+          ++outcome->wrong_answers;
+        }
+      }
+    });
+  }
+  return threads;
+}
+
+bool IsRefusal(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable ||
+         status.code() == absl::StatusCode::kCancelled;
+}
+
+// ---------------------------------------------------------------------------
+// Real calls through the client library.
+
+class ProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = ServerProcess::Start();
+    ASSERT_NE(server_, nullptr);
+    client_ = MakeClient(server_->target());
+    ASSERT_NE(client_, nullptr);
+    ASSERT_TRUE(WaitUntilServing(*client_, seconds(20)));
+  }
+  void TearDown() override {
+    if (server_ == nullptr) return;
+    server_->Signal(SIGTERM);
+    EXPECT_EQ(server_->WaitForExit(seconds(20)), 0) << server_->StderrText();
+  }
+
+  std::unique_ptr<ServerProcess> server_;
+  std::unique_ptr<HalmaClient> client_;
+};
+
+TEST_F(ProcessTest, HealthReportsServingForServerAndRules) {
+  absl::StatusOr<HealthStatus> server = client_->CheckHealth("");
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ(*server, HealthStatus::kServing);
+  absl::StatusOr<HealthStatus> rules =
+      client_->CheckHealth("halma.v1.HalmaRules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_EQ(*rules, HealthStatus::kServing);
+  absl::StatusOr<HealthStatus> unknown = client_->CheckHealth("no.such.Svc");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ProcessTest, ListVariants) {
+  absl::StatusOr<v1::ListVariantsResponse> answer = client_->ListVariants();
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  std::vector<std::string> names;
+  for (const v1::VariantInfo& v : answer->variants()) names.push_back(v.name());
+  EXPECT_THAT(names, ElementsAre("brainking-8x8", "brainking-10x10",
+                                 "iggamecenter-10x10", "classic-16x16",
+                                 "classic-16x16-4p"));
+  const v1::VariantInfo& bk = answer->variants(0);
+  EXPECT_EQ(bk.spec().board_size(), 8);
+  EXPECT_EQ(bk.spec().seat_count(), 2);
+  EXPECT_THAT(bk.spec().camp_rows(), ElementsAre(4, 3, 2, 1));
+  EXPECT_EQ(bk.spec().home_exit_limit(), 30);
+  EXPECT_FALSE(bk.spec().round_completion());
+  EXPECT_FALSE(bk.spec().target_lock());
+  EXPECT_EQ(bk.spec().move_cap(), 0);
+  EXPECT_THAT(bk.seats(), ElementsAre(v1::SEAT_W, v1::SEAT_B));
+  EXPECT_EQ(bk.pieces_per_seat(), 10);
+  EXPECT_EQ(bk.start_position(), kBrainkingStart);
+  EXPECT_EQ(bk.source(), "BrainKing Halma 8x8");
+
+  const v1::VariantInfo& ig = answer->variants(2);
+  EXPECT_EQ(ig.spec().home_exit_limit(), 0);
+  EXPECT_TRUE(ig.spec().round_completion());
+  EXPECT_EQ(ig.pieces_per_seat(), 15);
+  const v1::VariantInfo& four = answer->variants(4);
+  EXPECT_EQ(four.spec().board_size(), 16);
+  EXPECT_EQ(four.spec().seat_count(), 4);
+  EXPECT_THAT(four.spec().camp_rows(), ElementsAre(4, 4, 3, 2));
+  EXPECT_TRUE(four.spec().target_lock());
+  EXPECT_THAT(four.seats(),
+              ElementsAre(v1::SEAT_W, v1::SEAT_R, v1::SEAT_B, v1::SEAT_G));
+  EXPECT_EQ(four.pieces_per_seat(), 13);
+}
+
+TEST_F(ProcessTest, LegalMovesAtBrainkingStart) {
+  v1::LegalMovesRequest request;
+  *request.mutable_variant() = Preset("brainking-8x8");
+  absl::StatusOr<v1::LegalMovesResponse> answer = client_->LegalMoves(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->count(), 24);
+  EXPECT_EQ(answer->moves_size(), 24);
+  EXPECT_EQ(answer->position(), kBrainkingStart);
+  EXPECT_EQ(answer->status().state(), v1::GameStatus::STATE_IN_PROGRESS);
+  EXPECT_EQ(answer->status().to_move(), v1::SEAT_W);
+  EXPECT_FALSE(answer->status().must_pass());
+  // Ordered by origin, then destination; file first, then rank.
+  auto key = [](const std::string& sq) {
+    return std::make_pair(sq[0], std::stoi(sq.substr(1)));
+  };
+  bool found_jump = false;
+  for (int i = 0; i < answer->moves_size(); ++i) {
+    const v1::Move& m = answer->moves(i);
+    if (i > 0) {
+      const v1::Move& p = answer->moves(i - 1);
+      EXPECT_LT(std::make_pair(key(p.origin()), key(p.destination())),
+                std::make_pair(key(m.origin()), key(m.destination())));
+    }
+    EXPECT_TRUE(absl::StartsWith(m.path(), m.origin() + "-")) << m.path();
+    EXPECT_TRUE(absl::EndsWith(m.path(), "-" + m.destination())) << m.path();
+    if (m.origin() == "b1" && m.destination() == "d3") {
+      found_jump = true;
+      EXPECT_EQ(m.path(), "b1-d3");
+      EXPECT_EQ(m.hops(), 1);
+    }
+  }
+  EXPECT_TRUE(found_jump);
+
+  request.set_origin("d1");
+  answer = client_->LegalMoves(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  ASSERT_GT(answer->count(), 0);
+  for (const v1::Move& m : answer->moves()) EXPECT_EQ(m.origin(), "d1");
+}
+
+TEST_F(ProcessTest, ValidateMoveLegalIllegalAndMalformed) {
+  v1::ValidateMoveRequest request;
+  *request.mutable_variant() = Preset("brainking-8x8");
+  request.set_move("b1-d3");
+  absl::StatusOr<v1::ValidateMoveResponse> answer =
+      client_->ValidateMove(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_TRUE(answer->legal());
+  EXPECT_EQ(answer->reason(), v1::ILLEGAL_REASON_UNSPECIFIED);
+  EXPECT_EQ(answer->path(), "b1-d3");
+  EXPECT_EQ(answer->hops(), 1);
+  EXPECT_EQ(answer->mover(), v1::SEAT_W);
+  EXPECT_EQ(answer->position_after(),
+            "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0");
+  EXPECT_EQ(answer->status().state(), v1::GameStatus::STATE_IN_PROGRESS);
+  EXPECT_EQ(answer->status().to_move(), v1::SEAT_B);
+
+  request.set_position(kBrainkingStart);
+  request.set_move("a1-b2");
+  answer = client_->ValidateMove(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_FALSE(answer->legal());
+  EXPECT_EQ(answer->reason(), v1::ILLEGAL_REASON_DESTINATION_OCCUPIED);
+  EXPECT_THAT(answer->message(), HasSubstr("b2"));
+  EXPECT_EQ(answer->mover(), v1::SEAT_W);
+  EXPECT_EQ(answer->status().state(), v1::GameStatus::STATE_IN_PROGRESS);
+
+  request.set_move("z9-a1");
+  answer = client_->ValidateMove(request);
+  EXPECT_EQ(answer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(answer.status().message(), HasSubstr("z9"));
+}
+
+TEST_F(ProcessTest, AdjudicatesEveryPublicRecordVector) {
+  const std::vector<RecordVector> vectors = LoadRecordVectors();
+  ASSERT_FALSE(vectors.empty());
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    const RecordVector& v = vectors[i];
+    const std::string where = absl::StrCat("record vector ", i + 1);
+    absl::StatusOr<v1::AdjudicateResponse> answer =
+        client_->Adjudicate(v.request);
+    ASSERT_TRUE(answer.ok()) << where << ": " << answer.status();
+    const nlohmann::json& expect = v.json["expect"];
+    if (expect["status"] == "illegal") {
+      ASSERT_TRUE(answer->has_illegal_move()) << where;
+      const int ply = expect["ply"].get<int>();
+      EXPECT_EQ(answer->illegal_move().ply(), ply) << where;
+      EXPECT_EQ(answer->illegal_move().move(), v.request.moves(ply - 1))
+          << where;
+      EXPECT_EQ(answer->illegal_move().reason(),
+                ReasonFromLabel(expect["reason"].get<std::string>()))
+          << where;
+      EXPECT_EQ(answer->moves_played(), ply - 1) << where;
+      if (expect.contains("result")) {
+        ExpectStatusMatches(expect["result"], answer->status(), where);
+      }
+    } else {
+      EXPECT_FALSE(answer->has_illegal_move()) << where;
+      EXPECT_EQ(answer->moves_played(), v.request.moves_size()) << where;
+      ExpectStatusMatches(expect, answer->status(), where);
+    }
+  }
+}
+
+TEST_F(ProcessTest, AdjudicateReportsMoveCounts) {
+  v1::AdjudicateRequest request;
+  *request.mutable_variant() = Preset("brainking-8x8");
+  for (const std::string& m : Record68()) request.add_moves(m);
+  absl::StatusOr<v1::AdjudicateResponse> answer = client_->Adjudicate(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->moves_played(), 68);
+  ASSERT_EQ(answer->move_counts_size(), 2);
+  EXPECT_EQ(answer->move_counts(0).seat(), v1::SEAT_W);
+  EXPECT_EQ(answer->move_counts(0).moves(), 34);
+  EXPECT_EQ(answer->move_counts(1).seat(), v1::SEAT_B);
+  EXPECT_EQ(answer->move_counts(1).moves(), 34);
+  EXPECT_THAT(answer->final_position(), testing::EndsWith(" 34,34"));
+  EXPECT_EQ(answer->status().state(), v1::GameStatus::STATE_WIN);
+  EXPECT_THAT(answer->status().winners(), ElementsAre(v1::SEAT_B));
+  EXPECT_EQ(answer->status().rule(), v1::DECIDING_RULE_TARGET_FILLED);
+  EXPECT_EQ(answer->status().ply(), 68);
+  EXPECT_THAT(answer->status().finished(), ElementsAre(v1::SEAT_B));
+}
+
+TEST_F(ProcessTest, UnreachableServerIsUnavailable) {
+  // A port nobody listens on: take a free one and close it again.
+  auto other = ServerProcess::Start();
+  ASSERT_NE(other, nullptr);
+  const std::string target = other->target();
+  other->Signal(SIGTERM);
+  ASSERT_EQ(other->WaitForExit(seconds(20)), 0);
+  auto client = MakeClient(target, seconds(5));
+  absl::StatusOr<v1::ListVariantsResponse> answer = client->ListVariants();
+  EXPECT_EQ(answer.status().code(), absl::StatusCode::kUnavailable);
+}
+
+// ---------------------------------------------------------------------------
+// Graceful shutdown.
+
+TEST(ProcessShutdownTest, SigtermLetsInFlightCallsFinish) {
+  constexpr int kGraceSeconds = 30;
+  std::vector<std::string> flags = LongRecordFlags();
+  flags.push_back(absl::StrCat("--grace_period_seconds=", kGraceSeconds));
+  auto server = ServerProcess::Start(flags);
+  ASSERT_NE(server, nullptr);
+  auto client = MakeClient(server->target(), seconds(120));
+  ASSERT_TRUE(WaitUntilServing(*client, seconds(20)));
+
+  const std::vector<std::string> cycle = FindRepeatingCycle(*client);
+  ASSERT_EQ(cycle.size(), 4u);
+  // Quick, realistic calls from several threads on their own channel,
+  // from before the slow calls until the signal and beyond: each ends with
+  // a refusal once the server has stopped taking calls.
+  auto load_client = MakeClient(server->target(), seconds(60));
+  v1::AdjudicateRequest quick_request;
+  *quick_request.mutable_variant() = Preset("brainking-8x8");
+  for (const std::string& m : Record68()) quick_request.add_moves(m);
+  constexpr int kLoadThreads = 4;
+  std::atomic<bool> stop_load{false};
+  std::vector<LoadOutcome> load;
+  std::vector<std::thread> load_threads =
+      StartLoad(*load_client, quick_request, kLoadThreads, stop_load, &load);
+  std::this_thread::sleep_for(milliseconds(200));
+
+  // Slow calls: each takes about two seconds of server time on this
+  // machine. gRPC hands a call to the service only once its request has
+  // arrived, and at shutdown refuses the calls still arriving; so the
+  // signal comes when the requests (a few MB each, sent and parsed in a
+  // fraction of the processing time) have surely arrived and the calls are
+  // still far from done: at half the expected call time.
+  const SlowRecord slow_record =
+      CalibrateSlowRecord(*client, cycle, milliseconds(2000));
+  const v1::AdjudicateRequest slow_request =
+      LongRecord(cycle, slow_record.length);
+  constexpr int kSlowCalls = 3;
+  std::vector<CallOutcome> slow;
+  const auto slow_started = Clock::now();
+  std::vector<std::thread> slow_threads =
+      StartCalls(*client, slow_request, kSlowCalls, &slow);
+  std::this_thread::sleep_for(slow_record.expected / 2);
+
+  const auto signalled = Clock::now();
+  server->Signal(SIGTERM);
+
+  // Health turns NOT_SERVING, or new calls are refused, soon after.
+  auto probe = MakeClient(server->target(), seconds(2));
+  bool stopped_serving = false;
+  std::string seen;
+  while (Clock::now() - signalled < seconds(10)) {
+    absl::StatusOr<HealthStatus> health = probe->CheckHealth("");
+    if (!health.ok()) {
+      seen = health.status().ToString();
+      stopped_serving = true;
+      break;
+    }
+    if (*health == HealthStatus::kNotServing) {
+      seen = "NOT_SERVING";
+      stopped_serving = true;
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_TRUE(stopped_serving) << "health still SERVING 10 s after SIGTERM";
+  if (stopped_serving) {
+    // Once it has stopped serving, new rules calls are refused too (at
+    // once, or after the moment between the health change and the gRPC
+    // shutdown).
+    bool refused = false;
+    while (!refused && Clock::now() - signalled < seconds(10)) {
+      refused = !probe->ListVariants().ok();
+      if (!refused) std::this_thread::sleep_for(milliseconds(10));
+    }
+    EXPECT_TRUE(refused) << "calls still served after health said " << seen;
+  }
+
+  // Every slow call in flight at the signal completes correctly. A call is
+  // known not to have been in flight when it was refused at once (a call
+  // the server had taken could only be cancelled at the end of the grace
+  // period, 30 s later); at least one must have been in flight.
+  for (std::thread& t : slow_threads) t.join();
+  int in_flight = 0;
+  for (int i = 0; i < kSlowCalls; ++i) {
+    const CallOutcome& o = slow[i];
+    std::printf(
+        "slow call %d: %s after %.2f s (signal after %.2f s)\n", i,
+        o.status.ToString().c_str(),
+        std::chrono::duration<double>(o.finished - slow_started).count(),
+        std::chrono::duration<double>(signalled - slow_started).count());
+    if (IsRefusal(o.status) && o.finished - signalled < seconds(5)) continue;
+    ++in_flight;
+    EXPECT_TRUE(o.status.ok()) << "slow call " << i << ": " << o.status;
+    EXPECT_EQ(o.moves_played, slow_record.length) << "slow call " << i;
+    EXPECT_EQ(o.state, v1::GameStatus::STATE_IN_PROGRESS) << "slow call " << i;
+    EXPECT_GT(o.finished, signalled) << "slow call " << i;
+  }
+  EXPECT_GE(in_flight, 1) << "no slow call was in flight at the signal";
+
+  // Quick calls: correct answers up to the signal; the loop ends with a
+  // refusal after the signal (never an error before it).
+  stop_load.store(true);
+  for (std::thread& t : load_threads) t.join();
+  for (int i = 0; i < kLoadThreads; ++i) {
+    const LoadOutcome& o = load[i];
+    EXPECT_EQ(o.wrong_answers, 0) << "load thread " << i;
+    EXPECT_TRUE(!o.ok_at.empty() && o.ok_at.front() < signalled)
+        << "load thread " << i << " had no answer before the signal";
+    if (!o.failure.ok()) {
+      EXPECT_TRUE(IsRefusal(o.failure))
+          << "load thread " << i << ": " << o.failure;
+      EXPECT_GE(o.failed_at, signalled)
+          << "load thread " << i << " failed before the signal: " << o.failure;
+    }
+  }
+
+  const std::optional<int> exit_status =
+      server->WaitForExit(seconds(kGraceSeconds + 10));
+  const double took =
+      std::chrono::duration<double>(Clock::now() - signalled).count();
+  EXPECT_EQ(exit_status, 0) << server->StderrText();
+  EXPECT_LT(took, kGraceSeconds);
+  EXPECT_THAT(server->StderrText(), HasSubstr("shutting down"));
+  RecordProperty("record_moves", slow_record.length);
+  RecordProperty("exit_seconds_after_sigterm", absl::StrCat(took));
+}
+
+TEST(ProcessShutdownTest, ShortGracePeriodStillExitsZero) {
+  std::vector<std::string> flags = LongRecordFlags();
+  flags.push_back("--grace_period_seconds=1");
+  auto server = ServerProcess::Start(flags);
+  ASSERT_NE(server, nullptr);
+  auto client = MakeClient(server->target(), seconds(120));
+  ASSERT_TRUE(WaitUntilServing(*client, seconds(20)));
+  const std::vector<std::string> cycle = FindRepeatingCycle(*client);
+  ASSERT_EQ(cycle.size(), 4u);
+  // Calls that need longer than the grace period.
+  const SlowRecord slow_record =
+      CalibrateSlowRecord(*client, cycle, milliseconds(2500));
+  const v1::AdjudicateRequest request = LongRecord(cycle, slow_record.length);
+  constexpr int kCalls = 2;
+  std::vector<CallOutcome> outcomes;
+  std::vector<std::thread> threads =
+      StartCalls(*client, request, kCalls, &outcomes);
+  std::this_thread::sleep_for(slow_record.expected / 2);
+
+  const auto signalled = Clock::now();
+  server->Signal(SIGTERM);
+  const std::optional<int> exit_status = server->WaitForExit(seconds(60));
+  const double took =
+      std::chrono::duration<double>(Clock::now() - signalled).count();
+  EXPECT_EQ(exit_status, 0) << server->StderrText();
+  // Every call ends one way or the other: finished, or cancelled when the
+  // grace period ran out.
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kCalls; ++i) {
+    const absl::Status& s = outcomes[i].status;
+    EXPECT_TRUE(s.ok() || IsRefusal(s) ||
+                s.code() == absl::StatusCode::kDeadlineExceeded)
+        << "call " << i << ": " << s;
+  }
+  RecordProperty("exit_seconds_after_sigterm", absl::StrCat(took));
+  std::printf("short grace: exit %.2f s after SIGTERM; calls: %s, %s\n", took,
+              outcomes[0].status.ToString().c_str(),
+              outcomes[1].status.ToString().c_str());
+}
+
+TEST(ProcessShutdownTest, IdleServerExitsZeroAtOnce) {
+  auto server = ServerProcess::Start({"--grace_period_seconds=30"});
+  ASSERT_NE(server, nullptr);
+  auto client = MakeClient(server->target());
+  ASSERT_TRUE(WaitUntilServing(*client, seconds(20)));
+  const auto signalled = Clock::now();
+  server->Signal(SIGTERM);
+  EXPECT_EQ(server->WaitForExit(seconds(10)), 0) << server->StderrText();
+  // Nothing in flight: no need to wait out the grace period.
+  EXPECT_LT(Clock::now() - signalled, seconds(5));
+}
+
+// ---------------------------------------------------------------------------
+// halmactl end to end.
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs halmactl with `args`; stdin from `stdin_path` (or /dev/null);
+// `env` entries ("NAME=value") are added to the environment.
+CommandResult RunHalmactl(std::vector<std::string> args,
+                          const std::string& stdin_path = "/dev/null",
+                          const std::vector<std::string>& env = {}) {
+  args.insert(args.begin(), kHalmactlBinary);
+  const std::string out_path = TempPath("stdout");
+  const std::string err_path = TempPath("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY,
+                                   0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!absl::StartsWith(*e, "HALMA_TARGET=")) environment.push_back(*e);
+  }
+  environment.insert(environment.end(), env.begin(), env.end());
+  std::vector<char*> argv = Argv(args);
+  std::vector<char*> envp = Argv(environment);
+  pid_t pid;
+  CommandResult result;
+  const int rc = posix_spawn(&pid, kHalmactlBinary, &actions, nullptr,
+                             argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot run " << kHalmactlBinary << ": " << strerror(rc);
+    return result;
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  result.exit_code = DecodeWaitStatus(status);
+  result.out = ReadWholeFile(out_path);
+  result.err = ReadWholeFile(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  return result;
+}
+
+class HalmactlTest : public ProcessTest {
+ protected:
+  CommandResult Run(std::vector<std::string> args,
+                    const std::string& stdin_path = "/dev/null") {
+    args.insert(args.begin(), "--target=" + server_->target());
+    return RunHalmactl(std::move(args), stdin_path);
+  }
+};
+
+TEST_F(HalmactlTest, Variants) {
+  CommandResult r = Run({"variants"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name :
+       {"brainking-8x8", "brainking-10x10", "iggamecenter-10x10",
+        "classic-16x16", "classic-16x16-4p", kBrainkingStart}) {
+    EXPECT_THAT(r.out, HasSubstr(name));
+  }
+  r = Run({"--json", "variants"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json["variants"].size(), 5u);
+  EXPECT_EQ(json["variants"][0]["name"], "brainking-8x8");
+  EXPECT_EQ(json["variants"][0]["startPosition"], kBrainkingStart);
+  EXPECT_EQ(json["variants"][0]["spec"]["homeExitLimit"], 30);
+}
+
+TEST_F(HalmactlTest, StartShowsTheBoard) {
+  CommandResult r = Run({"start", "--variant=brainking-8x8"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(kBrainkingStart));
+  EXPECT_THAT(r.out, HasSubstr("   8  . . . . b b b b\n"));
+  EXPECT_THAT(r.out, HasSubstr("   1  w w w w . . . .\n"));
+  EXPECT_THAT(r.out, HasSubstr("      a b c d e f g h\n"));
+  EXPECT_THAT(r.out, HasSubstr("to move: w"));
+  EXPECT_THAT(r.out, HasSubstr("Status: w to move"));
+  EXPECT_THAT(r.out, HasSubstr("24 legal moves for w"));
+  // The same variant given as a custom one.
+  r = Run({"start", "--variant",
+           "custom:N=8,seats=2,camp=4.3.2.1,home_exit=30,"
+           "round_completion=false,target_lock=false,move_cap=0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(kBrainkingStart));
+  // 16x16 boards have two-digit rank numbers.
+  r = Run({"start", "--variant=classic-16x16-4p"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  16  r r r r . . . . . . . . b b b b\n"));
+  EXPECT_THAT(r.out, HasSubstr("   1  w w w w . . . . . . . . g g g g\n"));
+}
+
+TEST_F(HalmactlTest, LegalJsonHas24MovesAtBrainkingStart) {
+  CommandResult r = Run({"legal", "--variant=brainking-8x8", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["count"], 24);
+  EXPECT_EQ(json["moves"].size(), 24u);
+  EXPECT_EQ(json["position"], kBrainkingStart);
+  EXPECT_EQ(json["status"]["state"], "STATE_IN_PROGRESS");
+  EXPECT_EQ(json["status"]["toMove"], "SEAT_W");
+
+  r = Run({"legal", "--variant=brainking-8x8", "--origin=b1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("for w from b1:"));
+  EXPECT_THAT(r.out, HasSubstr("  b1:  jumps: b1-d3"));
+}
+
+TEST_F(HalmactlTest, ValidateExitCodes) {
+  CommandResult r = Run({"validate", "--variant=brainking-8x8", "b1-d3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Legal move for w: b1-d3 (1 hop)"));
+  EXPECT_THAT(r.out, HasSubstr("4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0"));
+  EXPECT_THAT(r.out, HasSubstr("Status: b to move"));
+
+  r = Run({"validate", "--variant=brainking-8x8", "a1-b2"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Illegal move a1-b2 for w: destination "
+                               "occupied"));
+
+  r = Run({"--json", "validate", "--variant=brainking-8x8",
+           std::string("--position=") + kBrainkingStart, "a1-b2"});
+  EXPECT_EQ(r.exit_code, 3);
+  const nlohmann::json json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["legal"], false);
+  EXPECT_EQ(json["reason"], "ILLEGAL_REASON_DESTINATION_OCCUPIED");
+
+  // Malformed: rejected by the server (INVALID_ARGUMENT), exit 1.
+  r = Run({"validate", "--variant=brainking-8x8", "z9-a1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT"));
+  // Usage errors: exit 2.
+  EXPECT_EQ(Run({"validate", "--variant=brainking-8x8"}).exit_code, 2);
+  EXPECT_EQ(Run({"validate", "b1-d3"}).exit_code, 2);
+  EXPECT_EQ(Run({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(Run({"legal", "--variant=custom:N=8,camp=4.x"}).exit_code, 2);
+  EXPECT_EQ(Run({"--help"}).exit_code, 0);
+  EXPECT_EQ(Run({"validate", "--help"}).exit_code, 0);
+}
+
+TEST_F(HalmactlTest, AdjudicateFromFileAndStdin) {
+  const std::vector<std::string> moves = Record68();
+  ASSERT_EQ(moves.size(), 68u);
+  const std::string path = TempPath("record.txt");
+  // One move per line, with a comment and a line holding two moves.
+  std::string text = "# brainking-8x8, b wins at ply 68\n";
+  for (size_t i = 0; i < moves.size(); ++i) {
+    absl::StrAppend(&text, moves[i], i % 10 == 3 ? " " : "\n");
+  }
+  WriteWholeFile(path, text);
+
+  CommandResult r =
+      Run({"adjudicate", "--variant=brainking-8x8", "--file=" + path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Moves played: 68 of 68"));
+  EXPECT_THAT(r.out, HasSubstr("b wins (target filled) at ply 68"));
+
+  r = Run({"--json", "adjudicate", "--variant=brainking-8x8", "--file", "-"},
+          path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["movesPlayed"], 68);
+  EXPECT_EQ(json["status"]["state"], "STATE_WIN");
+  EXPECT_EQ(json["status"]["ply"], 68);
+  EXPECT_EQ(json["status"]["winners"], nlohmann::json({"SEAT_B"}));
+
+  // Moves as arguments; an illegal one is exit 3.
+  r = Run({"adjudicate", "--variant=brainking-8x8", "b1-d3", "h7-f5", "a1-b2"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Illegal move at ply 3: a1-b2: destination "
+                               "occupied"));
+  EXPECT_THAT(r.out, HasSubstr("Moves played: 2 of 3"));
+
+  EXPECT_EQ(Run({"adjudicate", "--variant=brainking-8x8",
+                 "--file=/nonexistent/record.txt"})
+                .exit_code,
+            2);
+  std::remove(path.c_str());
+}
+
+TEST_F(HalmactlTest, HealthAndTargetFromEnvironment) {
+  CommandResult r = RunHalmactl({"health"}, "/dev/null",
+                                {"HALMA_TARGET=" + server_->target()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("SERVING"));
+  r = Run({"health", "--service=halma.v1.HalmaRules", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["status"], "SERVING");
+}
+
+TEST(HalmactlUnreachableTest, TransportErrorIsExitOne) {
+  // Port 1 on loopback: nothing listens there in a test environment.
+  CommandResult r =
+      RunHalmactl({"--target=127.0.0.1:1", "--deadline_ms=5000", "variants"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("UNAVAILABLE"));
+}
+
+}  // namespace
