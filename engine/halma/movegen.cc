@@ -96,15 +96,6 @@ inline bool IsZero(GridPair v) {
   return _mm_movemask_epi8(zero_bytes) == 0xffff;
 }
 
-// The last layer (1-based) in which lane `lane` of pair layers is not
-// empty, 0 when none is.
-inline std::uint8_t LaneDepth(const std::uint64_t* layers, int count,
-                              int lane) {
-  int k = count;
-  while (k > 0 && layers[2 * (k - 1) + lane] == 0) --k;
-  return static_cast<std::uint8_t>(k);
-}
-
 // Per-position data that every piece's jump closure reuses: for each parity
 // class c and direction d, landing[c][d] holds (in both lanes) the empty
 // squares that a hop in direction d can land on, because it has a piece to
@@ -175,6 +166,7 @@ inline int PairClosure(const GridPair* landing, GridPair origins,
                        std::uint8_t depth[2]) {
   GridPair visited = origins;
   GridPair frontier = origins;
+  depth[0] = depth[1] = 0;
   int k = 0;
   for (;;) {
     GridPair next;
@@ -189,11 +181,11 @@ inline int PairClosure(const GridPair* landing, GridPair origins,
     if (IsZero(next)) break;
     __builtin_memcpy(out + 2 * k, &next, sizeof next);
     ++k;
+    if (next[0]) depth[0] = static_cast<std::uint8_t>(k);
+    if (next[1]) depth[1] = static_cast<std::uint8_t>(k);
     visited |= next;
     frontier = next;
   }
-  depth[0] = LaneDepth(out, k, 0);
-  depth[1] = LaneDepth(out, k, 1);
   return k;
 }
 
