@@ -14,6 +14,7 @@ using grpc::health::v1::HealthCheckResponse;
 // One Watch stream. At most one write is in flight; a status that changes
 // meanwhile is kept and sent when the write completes (only the latest
 // counts). After the final status of a shutdown the stream is finished.
+// Finish is never called while a write is in flight.
 class HealthService::WatchReactor
     : public grpc::ServerWriteReactor<HealthCheckResponse> {
  public:
@@ -40,10 +41,9 @@ class HealthService::WatchReactor
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mu_);
     writing_ = false;
-    if (!ok) {
+    if (!ok || cancelled_) {
       // The stream is broken (client gone or call cancelled).
-      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED,
-                                "health watch: write failed"));
+      FinishLocked(grpc::Status::CANCELLED);
       return;
     }
     SendOrFinishLocked();
@@ -51,7 +51,9 @@ class HealthService::WatchReactor
 
   void OnCancel() override {
     absl::MutexLock lock(&mu_);
-    FinishLocked(grpc::Status::CANCELLED);
+    cancelled_ = true;
+    // Finish waits for a write in flight: OnWriteDone finishes then.
+    if (!writing_) FinishLocked(grpc::Status::CANCELLED);
   }
 
   void OnDone() override {
@@ -61,7 +63,7 @@ class HealthService::WatchReactor
 
  private:
   void SendOrFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (finished_) return;
+    if (finished_ || cancelled_) return;
     if (pending_) {
       pending_ = false;
       response_.set_status(queued_);
@@ -88,6 +90,7 @@ class HealthService::WatchReactor
   bool pending_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_after_writes_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -181,7 +181,9 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
   if (text.size() > kMaxPositionText) {
     return Malformed(
         "position", text,
-        absl::StrCat("longer than ", kMaxPositionText, " characters"));
+        absl::StrCat("longer than ", kMaxPositionText,
+                                  " characters, expected a position string "
+                                  "of at most that length"));
   }
   std::vector<absl::string_view> fields = absl::StrSplit(text, ' ');
   if (fields.size() != 3) {

@@ -325,8 +325,14 @@ class Runner {
         policy[i].lazy = home[Random(static_cast<std::uint32_t>(home.size()))];
       }
     }
-    Position pos = StartPosition(variant_);
-    ref::Board board = ref::StartBoard(rules_);
+    PlayFrom(StartPosition(variant_), ref::StartBoard(rules_), config_.ply_cap,
+             policy);
+  }
+
+  // Compares the position and plays on from it until the game is over or
+  // `ply_cap` moves were played.
+  void PlayFrom(Position pos, ref::Board board, int ply_cap,
+                const ref::PlayoutPolicy* policy) {
     for (int ply = 0;; ++ply) {
       ref::Status rs;
       GameStatus es;
@@ -337,7 +343,7 @@ class Runner {
         ++stats_.results[rs.rule + (rs.winners.size() == 1 ? " win" : " draw")];
         return;
       }
-      if (ply >= config_.ply_cap) {
+      if (ply >= ply_cap) {
         ++stats_.capped_games;
         return;
       }
@@ -345,6 +351,140 @@ class Runner {
     }
   }
 
+ public:
+  // Random well-formed positions, reachable in play or not: pieces placed at
+  // random, some seats packed (or nearly) into their target camp, move
+  // counts that fit alternate play. Each one is compared, then played on for
+  // a few plies. This reaches rare statuses (a round-completion turn that
+  // must pass, everyone stuck, ...) that playouts seldom produce.
+  void RunRandomPositions(long count, int plies_after) {
+    if (!Init()) return;
+    const auto start = std::chrono::steady_clock::now();
+    long rejected = 0;
+    for (long i = 0; i < count && stats_.failures <= 200; ++i) {
+      rng_.seed(config_.seed * 7919u + static_cast<std::uint32_t>(i));
+      ref::Board board;
+      if (!RandomBoard(&board)) {
+        ++rejected;
+        continue;
+      }
+      const std::string text = ref::FormatBoard(rules_, board);
+      absl::StatusOr<Position> pos = ParsePosition(text, variant_);
+      if (!pos.ok()) {
+        Fail("ParsePosition rejects a well-formed position", text,
+             pos.status().ToString());
+        continue;
+      }
+      ++stats_.games;
+      ref::PlayoutPolicy policy[4];
+      PlayFrom(*pos, board, plies_after, policy);
+    }
+    stats_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    const std::string summary =
+        Summary(config_.label + " (random positions)", stats_);
+    std::fputs(summary.c_str(), stdout);
+    std::fflush(stdout);
+    AllSummaries().push_back(summary);
+    EXPECT_EQ(stats_.failures, 0)
+        << stats_.failures << " mismatches between engine and reference for "
+        << config_.label << " (random positions; the first ones are above)";
+  }
+
+ private:
+  bool RandomBoard(ref::Board* out) {
+    ref::Board b;
+    for (auto& row : b.cell) {
+      for (char& c : row) c = ref::kEmpty;
+    }
+    const int k = rules_.SeatCount();
+    // Seats in a random order, each placed in one of several ways.
+    std::string order = rules_.seats;
+    for (int i = k - 1; i > 0; --i) {
+      std::swap(order[i], order[Random(static_cast<std::uint32_t>(i + 1))]);
+    }
+    for (char seat : order) {
+      const int mode = static_cast<int>(Random(6));
+      int left = rules_.pieces_per_seat;
+      if (mode >= 3) {  // Into the target camp: all, or all but one or two.
+        int keep_out = mode == 3 ? 0 : static_cast<int>(Random(3));
+        std::vector<ref::Sq> free;
+        for (int y = 0; y < rules_.n; ++y) {
+          for (int x = 0; x < rules_.n; ++x) {
+            if (rules_.InTarget(seat, x, y) && b.cell[y][x] == ref::kEmpty) {
+              free.push_back(ref::Sq{x, y});
+            }
+          }
+        }
+        while (left > keep_out && !free.empty()) {
+          const size_t j = Random(static_cast<std::uint32_t>(free.size()));
+          b.cell[free[j].y][free[j].x] = seat;
+          free.erase(free.begin() + static_cast<long>(j));
+          --left;
+        }
+      }
+      std::vector<ref::Sq> free;
+      for (int y = 0; y < rules_.n; ++y) {
+        for (int x = 0; x < rules_.n; ++x) {
+          // Mode 1 keeps the seat at home or near it (home-exit cases).
+          const bool ok =
+              mode != 1 || rules_.InHome(seat, x, y) ||
+              ref::DistanceToTarget(rules_, seat, ref::Sq{x, y}) > rules_.n;
+          if (ok && b.cell[y][x] == ref::kEmpty) free.push_back(ref::Sq{x, y});
+        }
+      }
+      if (static_cast<int>(free.size()) < left) {
+        for (int y = 0; y < rules_.n; ++y) {
+          for (int x = 0; x < rules_.n; ++x) {
+            if (b.cell[y][x] == ref::kEmpty &&
+                !(mode != 1 || rules_.InHome(seat, x, y) ||
+                  ref::DistanceToTarget(rules_, seat, ref::Sq{x, y}) >
+                      rules_.n)) {
+              free.push_back(ref::Sq{x, y});
+            }
+          }
+        }
+      }
+      if (static_cast<int>(free.size()) < left) return false;
+      while (left > 0) {
+        const size_t j = Random(static_cast<std::uint32_t>(free.size()));
+        b.cell[free[j].y][free[j].x] = seat;
+        free.erase(free.begin() + static_cast<long>(j));
+        --left;
+      }
+    }
+    // Move counts of alternate play, `to_move` after `base` moves.
+    const int t = static_cast<int>(Random(static_cast<std::uint32_t>(k)));
+    b.to_move = rules_.seats[t];
+    int limit = 40;
+    if (rules_.home_exit_limit > 0) limit = 2 * rules_.home_exit_limit + 4;
+    if (rules_.move_cap > 0) limit = rules_.move_cap + 1;
+    int base = static_cast<int>(Random(static_cast<std::uint32_t>(limit)));
+    if (Random(8) == 0) base = 0;
+    if (rules_.move_cap > 0 && t > 0)
+      base = std::min(base, rules_.move_cap - 1);
+    for (int i = 0; i < k; ++i) b.moves[i] = base + (i < t ? 1 : 0);
+    // Four seats: an eliminated seat may have stopped earlier.
+    if (k == 4) {
+      for (int i = 0; i < k; ++i) {
+        const char seat = rules_.seats[i];
+        if (ref::BrokeHomeExit(rules_, b, seat)) {
+          if (i == t) return false;  // The side to move is still playing.
+          if (Random(2) == 0) {
+            const int low = rules_.home_exit_limit + 1;
+            b.moves[i] =
+                low + static_cast<int>(Random(
+                          static_cast<std::uint32_t>(b.moves[i] - low + 1)));
+          }
+        }
+      }
+    }
+    *out = b;
+    return true;
+  }
+
+ private:
   // Compares everything about one position; false when the game cannot go
   // on (the two sides disagree on the position itself).
   bool ComparePosition(const Position& pos, const ref::Board& board,
@@ -903,6 +1043,44 @@ TEST(Differential, CustomExtremes) {
   RunConfig(Custom("16x16 4p camp[1] he5 rc lock",
                    {16, 4, {1}, 5, true, true, 0}, 10000, 400, 30, 1604,
                    false));
+}
+
+// ---------------------------------------------------------------------------
+// Random well-formed positions (not only reachable ones), each compared and
+// then played on for a few plies.
+
+void RunRandom(Config config, long count, int plies_after) {
+  Runner runner(std::move(config));
+  runner.RunRandomPositions(count, plies_after);
+}
+
+TEST(Differential, RandomPositions) {
+  for (const std::string& name : ref::PresetNamesFromRules()) {
+    Config c = Preset(name, 0, 0, 77);
+    RunRandom(c, 4000, 3);
+  }
+  RunRandom(Custom("4x4 2p camp[4,3] rc lock", {4, 2, {4, 3}, 0, true, true, 0},
+                   0, 0, 0, 78, true),
+            10000, 4);
+  RunRandom(Custom("4x4 2p camp[2,1] rc", {4, 2, {2, 1}, 0, true, false, 0}, 0,
+                   0, 0, 79, true),
+            5000, 4);
+  RunRandom(Custom("5x5 2p camp[3,3,1] rc lock he6",
+                   {5, 2, {3, 3, 1}, 6, true, true, 0}, 0, 0, 0, 80, true),
+            10000, 4);
+  RunRandom(Custom("5x5 4p camp[2,2] rc lock he5",
+                   {5, 4, {2, 2}, 5, true, true, 0}, 0, 0, 0, 81, true),
+            10000, 6);
+  RunRandom(Custom("6x6 4p camp[3,2] he8 cap30",
+                   {6, 4, {3, 2}, 8, false, true, 30}, 0, 0, 0, 82, true),
+            10000, 6);
+  RunRandom(
+      Custom("8x8 2p he20 rc cap50", {8, 2, {4, 3, 2, 1}, 20, true, false, 50},
+             0, 0, 0, 83, false),
+      5000, 4);
+  RunRandom(Custom("9x9 4p camp[4,4,4,4] rc lock he10",
+                   {9, 4, {4, 4, 4, 4}, 10, true, true, 0}, 0, 0, 0, 84, false),
+            5000, 6);
 }
 
 // ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 // counts fit alternate play (checked by hand in the comments).
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <memory>
@@ -854,6 +855,8 @@ TEST(Section3Pass, PassInAFourPlayerGame) {
 TEST(Section3LegalMoves, BrainKingStartHasTheHandCountedMoves) {
   const Variant v = Preset("brainking-8x8");
   const MovePairs got = LegalSet(v, StartPosition(v), Seat::kW);
+  EXPECT_EQ(testing_util::LegalSetFromMoveSet(v, StartPosition(v), Seat::kW),
+            got);
   const MovePairs want = {
       // Steps.
       {{"c1", "d2"}, 0},
@@ -926,6 +929,17 @@ TEST(Section3LegalMoves, OnlyOriginFilterRestrictsToOnePiece) {
     only.only_origin = true;
     only.origin = Sq(origin);
     EXPECT_TRUE(LegalSet(v, p, Seat::kW, only).empty()) << origin;
+    EXPECT_TRUE(testing_util::LegalSetFromMoveSet(v, p, Seat::kW, only).empty())
+        << origin;
+  }
+  // The bitboard form (GenerateMoveSet) filters the same way.
+  for (const char* origin : {"c3", "d3", "d4", "e4", "a1", "b1"}) {
+    MoveFilter only;
+    only.only_origin = true;
+    only.origin = Sq(origin);
+    EXPECT_EQ(testing_util::LegalSetFromMoveSet(v, p, Seat::kW, only),
+              LegalSet(v, p, Seat::kW, only))
+        << origin;
   }
 }
 
@@ -1007,6 +1021,8 @@ TEST(Section3LegalMoves, MatchBruteForceOnRandomGames) {
           const MovePairs brute = BruteForceMoves(v, p, seat);
           const MovePairs got = LegalSet(v, p, seat);
           ASSERT_EQ(got, brute)
+              << FormatPosition(p, v) << " seat " << SeatLetter(seat);
+          ASSERT_EQ(testing_util::LegalSetFromMoveSet(v, p, seat), brute)
               << FormatPosition(p, v) << " seat " << SeatLetter(seat);
           EXPECT_EQ(HasLegalMove(v, p, seat), !brute.empty());
         }

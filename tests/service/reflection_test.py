@@ -85,6 +85,7 @@ class ServerProcess:
                 self.process.kill()
                 self.process.wait()
         self._reader.join(timeout=5)
+        self.process.stderr.close()
         return self.process.returncode
 
 
