@@ -787,14 +787,31 @@ int CmdAdjudicate(const CommandLine& cl, HalmaClient& client) {
   return illegal ? kExitNegative : kExitOk;
 }
 
+// A JSON string literal.
+std::string JsonQuote(absl::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      absl::StrAppend(&out, "\\u00", absl::Hex(c, absl::kZeroPad2));
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
 int CmdHealth(const CommandLine& cl, HalmaClient& client) {
   const std::string service = cl.service.value_or("");
   absl::StatusOr<HealthStatus> status = client.CheckHealth(service);
   if (!status.ok()) return RpcError(status.status());
   const char* name = halma::client::HealthStatusName(*status);
   if (cl.json) {
-    std::cout << "{\n  \"service\": \"" << service << "\",\n  \"status\": \""
-              << name << "\"\n}\n";
+    std::cout << "{\n  \"service\": " << JsonQuote(service)
+              << ",\n  \"status\": \"" << name << "\"\n}\n";
   } else {
     std::cout << (service.empty() ? "server" : service) << ": " << name << "\n";
   }
@@ -815,10 +832,13 @@ int Run(int argc, char** argv) {
                             absl::StrCat("unknown command '", cl.command, "'"));
       }
       std::cout << it->second;
-    } else {
-      std::cout << kMainUsage;
+      return kExitOk;
     }
-    if (cl.command.empty() && !cl.help) return kExitUsage;
+    if (!cl.help) {  // No command: the usage on stderr, exit 2.
+      std::cerr << kMainUsage;
+      return kExitUsage;
+    }
+    std::cout << kMainUsage;
     return kExitOk;
   }
   if (usage.find(cl.command) == usage.end() || cl.command == "help") {

@@ -78,9 +78,9 @@ SERVER_PID=""
 # something stays mounted.
 unmount_below_work() {
   local m
-  for m in $(awk -v w="$WORK/" 'index($5, w) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+  while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
-  done
+  done < <(awk -v w="$WORK/" 'index($5, w) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
   ! awk -v w="$WORK/" 'index($5, w) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo
 }
 
@@ -117,7 +117,7 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'log "interrupted"; exit 130' INT TERM
 
 # ------------------------------------------------------------------ tools --
 phase_begin "tools"
@@ -126,13 +126,15 @@ command -v node >/dev/null || need_pkgs+=(nodejs)
 command -v npm >/dev/null || need_pkgs+=(npm)
 command -v unzip >/dev/null || need_pkgs+=(unzip)
 if [[ "$SKIP_IMAGE" != "1" ]]; then
+  # buildah with its recommended packages (an OCI runtime, fuse-overlayfs),
+  # as a user would have it; this script itself needs only chroot isolation.
   command -v buildah >/dev/null || need_pkgs+=(buildah)
   command -v debootstrap >/dev/null || need_pkgs+=(debootstrap)
 fi
 if ((${#need_pkgs[@]})); then
   log "installing ${need_pkgs[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
 fi
 log "node $(node --version), npm $(npm --version)"
 (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -356,6 +358,7 @@ EOF
   # What the runtime stage installed on top of the slim base.
   ctr_base=$("${BUILDAH[@]}" from --pull=never "debian:$SUITE-slim")
   ctr_img=$("${BUILDAH[@]}" from --pull=never "$IMAGE")
+  # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
   comm -13 <("${BUILDAH[@]}" run "$ctr_base" -- dpkg-query -W -f '${Package}\n' | sort) \
            <("${BUILDAH[@]}" run "$ctr_img" -- dpkg-query -W -f '${Package}\n' | sort) >"$WORK/added-packages"
   log "packages added to the slim base: $(tr '\n' ' ' <"$WORK/added-packages")"

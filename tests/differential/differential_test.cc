@@ -227,7 +227,8 @@ class Runner {
       : config_(std::move(config)),
         list_(std::make_unique<MoveList>()),
         list2_(std::make_unique<MoveList>()),
-        paths_(std::make_unique<MovePaths>()) {}
+        paths_(std::make_unique<MovePaths>()),
+        set_(std::make_unique<MoveSet>()) {}
 
   bool Init() {
     if (config_.preset) {
@@ -569,6 +570,17 @@ class Runner {
     if (got != want) {
       Fail(std::string("GenerateLegalMoves differs for '") + seat + "'", text,
            Diff(want, got));
+    }
+    // The bitboard form the list is built from.
+    GenerateMoveSet(variant_, pos, SeatOf(seat), set_.get());
+    std::vector<ref::Move> from_set;
+    set_->ForEach([&](Square origin, Square to, int hops) {
+      from_set.push_back(ref::Move{ToRef(origin), ToRef(to), hops});
+    });
+    std::sort(from_set.begin(), from_set.end());
+    if (from_set != want || set_->Count() != static_cast<int>(want.size())) {
+      Fail(std::string("GenerateMoveSet differs for '") + seat + "'", text,
+           Diff(want, from_set) + "; Count() " + std::to_string(set_->Count()));
     }
     const bool has = HasLegalMove(variant_, pos, SeatOf(seat));
     if (has != !want.empty()) {
@@ -918,6 +930,7 @@ class Runner {
   std::unique_ptr<MoveList> list_;
   std::unique_ptr<MoveList> list2_;
   std::unique_ptr<MovePaths> paths_;
+  std::unique_ptr<MoveSet> set_;
 };
 
 void RunConfig(const Config& config) {

@@ -955,12 +955,13 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs halmactl with `args`; stdin from `stdin_path` (or /dev/null);
-// `env` entries ("NAME=value") are added to the environment.
-CommandResult RunHalmactl(std::vector<std::string> args,
-                          const std::string& stdin_path = "/dev/null",
-                          const std::vector<std::string>& env = {}) {
-  args.insert(args.begin(), kHalmactlBinary);
+// Runs `program` with `args`; stdin from `stdin_path`; `env` entries
+// ("NAME=value") are added to the environment, less HALMA_TARGET.
+CommandResult RunProgram(const std::string& program,
+                         std::vector<std::string> args,
+                         const std::string& stdin_path = "/dev/null",
+                         const std::vector<std::string>& env = {}) {
+  args.insert(args.begin(), program);
   const std::string out_path = TempPath("stdout");
   const std::string err_path = TempPath("stderr");
   posix_spawn_file_actions_t actions;
@@ -980,11 +981,11 @@ CommandResult RunHalmactl(std::vector<std::string> args,
   std::vector<char*> envp = Argv(environment);
   pid_t pid;
   CommandResult result;
-  const int rc = posix_spawn(&pid, kHalmactlBinary, &actions, nullptr,
+  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr,
                              argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
-    ADD_FAILURE() << "cannot run " << kHalmactlBinary << ": " << strerror(rc);
+    ADD_FAILURE() << "cannot run " << program << ": " << strerror(rc);
     return result;
   }
   int status;
@@ -995,6 +996,12 @@ CommandResult RunHalmactl(std::vector<std::string> args,
   std::remove(out_path.c_str());
   std::remove(err_path.c_str());
   return result;
+}
+
+CommandResult RunHalmactl(std::vector<std::string> args,
+                          const std::string& stdin_path = "/dev/null",
+                          const std::vector<std::string>& env = {}) {
+  return RunProgram(kHalmactlBinary, std::move(args), stdin_path, env);
 }
 
 class HalmactlTest : public ProcessTest {
@@ -1150,6 +1157,63 @@ TEST(HalmactlUnreachableTest, TransportErrorIsExitOne) {
       RunHalmactl({"--target=127.0.0.1:1", "--deadline_ms=5000", "variants"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("UNAVAILABLE"));
+}
+
+// ---------------------------------------------------------------------------
+// TLS: a self-signed certificate made with the openssl tool.
+
+TEST(ProcessTlsTest, ClientAndHalmactlOverTls) {
+  const std::string openssl = "/usr/bin/openssl";
+  if (access(openssl.c_str(), X_OK) != 0) {
+    GTEST_SKIP() << "no " << openssl << " to make a test certificate";
+  }
+  const std::string cert = TempPath("cert.pem");
+  const std::string key = TempPath("key.pem");
+  CommandResult made = RunProgram(
+      openssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                "-out", cert, "-days", "2", "-subj", "/CN=localhost", "-addext",
+                "subjectAltName=DNS:localhost"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+
+  auto server =
+      ServerProcess::Start({"--tls_cert=" + cert, "--tls_key=" + key});
+  ASSERT_NE(server, nullptr);
+  ClientOptions options;
+  options.target = server->target();
+  options.tls = true;
+  options.root_cert_file = cert;
+  options.tls_server_name = "localhost";
+  options.deadline = seconds(20);
+  absl::StatusOr<std::unique_ptr<HalmaClient>> client =
+      HalmaClient::Create(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE(WaitUntilServing(**client, seconds(20)));
+  v1::LegalMovesRequest request;
+  *request.mutable_variant() = Preset("brainking-8x8");
+  absl::StatusOr<v1::LegalMovesResponse> answer =
+      (*client)->LegalMoves(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->count(), 24);
+
+  // Plaintext against a TLS server fails.
+  auto plain = MakeClient(server->target(), seconds(5));
+  EXPECT_FALSE(plain->ListVariants().ok());
+  // An unreadable root certificate file is an error before any call.
+  options.root_cert_file = "/nonexistent/ca.pem";
+  EXPECT_EQ(HalmaClient::Create(options).status().code(),
+            absl::StatusCode::kNotFound);
+
+  CommandResult r =
+      RunHalmactl({"--target=" + server->target(), "--ca_cert=" + cert,
+                   "--tls_server_name=localhost", "--json", "legal",
+                   "--variant=brainking-8x8"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["count"], 24);
+
+  server->Signal(SIGTERM);
+  EXPECT_EQ(server->WaitForExit(seconds(20)), 0) << server->StderrText();
+  std::remove(cert.c_str());
+  std::remove(key.c_str());
 }
 
 }  // namespace
