@@ -1,10 +1,10 @@
 #include "halma/movegen.h"
 
-#include <emmintrin.h>
-
 #include <algorithm>
 #include <array>
 #include <utility>
+
+#include "halma/flood_fill.h"
 
 namespace halma {
 namespace {
@@ -86,24 +86,12 @@ MakeLandingRules() {
 }
 constexpr auto kLandingRules = MakeLandingRules();
 
-// Two class grids side by side in one SSE2 register (baseline x86-64): the
-// flood fills of two pieces run in the instructions of one.
-using GridPair = std::uint64_t __attribute__((vector_size(16)));
-
-inline bool IsZero(GridPair v) {
-  const __m128i zero_bytes =
-      _mm_cmpeq_epi8(reinterpret_cast<__m128i>(v), _mm_setzero_si128());
-  return _mm_movemask_epi8(zero_bytes) == 0xffff;
-}
-
 // Per-position data that every piece's jump closure reuses: for each parity
-// class c and direction d, landing[c][d] holds (in both lanes) the empty
-// squares that a hop in direction d can land on, because it has a piece to
-// jump over. The masks are zero wherever a shift would wrap around a grid
-// edge, so one layer of the flood fill needs no edge masks: it is eight
-// shift-and-mask operations.
+// class c and direction d, landing[c][d] holds the empty squares that a hop
+// in direction d can land on, because it has a piece to jump over (see
+// flood_fill.h).
 struct JumpBoard {
-  GridPair landing[4][kDirectionCount];
+  std::uint64_t landing[4][kDirectionCount];
   Bitboard empty_squares;
 
   JumpBoard(const Variant& variant, const Position& position) {
@@ -123,27 +111,14 @@ struct JumpBoard {
   template <int kCls, int kDir>
   void FillOne(const Bitboard& occupied) {
     constexpr LandingRule rule = kLandingRules[kCls][kDir];
-    const std::uint64_t mask = ShiftBits<rule.shift>(occupied.word[rule.over]) &
-                               rule.keep & empty_squares.word[kCls];
-    landing[kCls][kDir] = GridPair{mask, mask};
+    landing[kCls][kDir] = ShiftBits<rule.shift>(occupied.word[rule.over]) &
+                          rule.keep & empty_squares.word[kCls];
   }
 };
 
-// One breadth-first layer of the jump closure: the squares one hop from the
-// frontier `f`, in each lane.
-inline GridPair Expand(const GridPair* landing, GridPair f) {
-  return (ShiftBits<GridShift(0)>(f) & landing[0]) |
-         (ShiftBits<GridShift(1)>(f) & landing[1]) |
-         (ShiftBits<GridShift(2)>(f) & landing[2]) |
-         (ShiftBits<GridShift(3)>(f) & landing[3]) |
-         (ShiftBits<GridShift(4)>(f) & landing[4]) |
-         (ShiftBits<GridShift(5)>(f) & landing[5]) |
-         (ShiftBits<GridShift(6)>(f) & landing[6]) |
-         (ShiftBits<GridShift(7)>(f) & landing[7]);
-}
-
-// Expand run backwards: the squares from which one hop lands on `to`.
-inline GridPair HopSources(const GridPair* landing, GridPair to) {
+// The squares from which one hop lands on one of `to`.
+inline std::uint64_t HopSources(const std::uint64_t* landing,
+                                std::uint64_t to) {
   return ShiftBits<-GridShift(0)>(to & landing[0]) |
          ShiftBits<-GridShift(1)>(to & landing[1]) |
          ShiftBits<-GridShift(2)>(to & landing[2]) |
@@ -154,74 +129,19 @@ inline GridPair HopSources(const GridPair* landing, GridPair to) {
          ShiftBits<-GridShift(7)>(to & landing[7]);
 }
 
-// The jump closures of two pieces of one class (a lane may be empty),
-// breadth first: layer k (the squares whose fewest-hop count is k) of lane i
-// goes to out[2 * (k - 1) + i]. Returns the number of layers of the deeper
-// piece and sets each lane's own depth. Target lock: once a chain stands in
-// the target camp it may only land in it; `target` is the class word of the
-// mover's target camp in both lanes, zero when the lock is off.
-template <bool kLock>
-inline int PairClosure(const GridPair* landing, GridPair origins,
-                       GridPair target, std::uint64_t* out,
-                       std::uint8_t depth[2]) {
-  GridPair visited = origins;
-  GridPair frontier = origins;
-  depth[0] = depth[1] = 0;
-  int k = 0;
-  for (;;) {
-    GridPair next;
-    if constexpr (kLock) {
-      next = Expand(landing, frontier & ~target);
-      const GridPair inside = frontier & target;
-      if (!IsZero(inside)) next |= Expand(landing, inside) & target;
-    } else {
-      next = Expand(landing, frontier);
-    }
-    next &= ~visited;
-    if (IsZero(next)) break;
-    __builtin_memcpy(out + 2 * k, &next, sizeof next);
-    ++k;
-    if (next[0]) depth[0] = static_cast<std::uint8_t>(k);
-    if (next[1]) depth[1] = static_cast<std::uint8_t>(k);
-    visited |= next;
-    frontier = next;
-  }
-  return k;
-}
-
-inline int PairClosure(const GridPair* landing, std::uint64_t a,
-                       std::uint64_t b, std::uint64_t target,
-                       std::uint64_t* out, std::uint8_t depth[2]) {
-  const GridPair origins{a, b};
-  if (target != 0) {
-    return PairClosure<true>(landing, origins, GridPair{target, target}, out,
-                             depth);
-  }
-  return PairClosure<false>(landing, origins, GridPair{0, 0}, out, depth);
-}
-
-// The squares of a class from which some first hop exists: lane 0 for
-// pieces outside the target camp, lane 1 (landing inside it) for pieces in
-// it under target lock.
-inline std::uint64_t Jumpers(const GridPair* landing, std::uint64_t target) {
-  const GridPair sources = HopSources(landing, GridPair{~0ULL, target});
-  return (sources[0] & ~target) | (sources[1] & target);
+// The squares of a class from which some first hop exists. Under target
+// lock, pieces standing in the target need a landing inside it.
+inline std::uint64_t Jumpers(const std::uint64_t* landing,
+                             std::uint64_t target) {
+  const std::uint64_t any = HopSources(landing, ~0ULL);
+  if (target == 0) return any;
+  return (any & ~target) | (HopSources(landing, target) & target);
 }
 
 inline Bitboard StepsOf(Square origin, const Bitboard& empty,
                         const Bitboard& target_camp, std::uint64_t bit,
                         std::uint64_t target) {
-  // Two register-wide ANDs rather than four scalar ones.
-  GridPair lo, hi, empty_lo, empty_hi;
-  __builtin_memcpy(&lo, &kStepMask[origin].word[0], 16);
-  __builtin_memcpy(&hi, &kStepMask[origin].word[2], 16);
-  __builtin_memcpy(&empty_lo, &empty.word[0], 16);
-  __builtin_memcpy(&empty_hi, &empty.word[2], 16);
-  lo &= empty_lo;
-  hi &= empty_hi;
-  Bitboard steps;
-  __builtin_memcpy(&steps.word[0], &lo, 16);
-  __builtin_memcpy(&steps.word[2], &hi, 16);
+  Bitboard steps = kStepMask[origin] & empty;
   if (bit & target) steps &= target_camp;
   return steps;
 }
@@ -253,12 +173,11 @@ inline void WritePath(const MoveSet& set, const JumpBoard& board,
                       const MoveSet::Piece& piece, int dest_index, int hops,
                       std::uint64_t target, Square* path) {
   const int cls = ClassOf(piece.origin);
-  const GridPair* landing = board.landing[cls];
+  const std::uint64_t* landing = board.landing[cls];
   std::uint64_t at = std::uint64_t{1} << dest_index;
   path[hops] = FromClass(cls, dest_index);
   for (int k = hops - 1; k >= 1; --k) {
-    std::uint64_t sources =
-        HopSources(landing, GridPair{at, 0})[0] & set.Layer(piece, k);
+    std::uint64_t sources = HopSources(landing, at) & set.Layer(piece, k);
     // Under target lock a hop from inside the target must stay inside.
     if ((at & target) == 0) sources &= ~target;
     at = sources & (0 - sources);
@@ -290,10 +209,12 @@ void GenerateMoveSet(const Variant& variant, const Position& position,
   for (int cls = 0; cls < 4; ++cls) {
     const std::uint64_t mine = movers.word[cls];
     if (mine == 0) continue;
-    const GridPair* landing = board.landing[cls];
+    const std::uint64_t* landing = board.landing[cls];
     const std::uint64_t target = target_camp.word[cls];
     const std::uint64_t jumping = mine & Jumpers(landing, target);
-    // Steps of every piece; the pieces with a first hop wait in `jumpers`.
+    // Steps of every piece; the pieces with a first hop are collected for
+    // the flood fill.
+    std::uint64_t origins[64];
     int jumpers[64];
     int jumper_count = 0;
     for (std::uint64_t w = mine; w != 0; w &= w - 1) {
@@ -303,28 +224,28 @@ void GenerateMoveSet(const Variant& variant, const Position& position,
       piece.origin = FromClass(cls, index);
       piece.depth = 0;
       piece.first = 0;
-      piece.stride = 2;
+      piece.stride = 1;
       piece.steps =
           StepsOf(piece.origin, board.empty_squares, target_camp, bit, target);
-      if (bit & jumping) jumpers[jumper_count++] = pieces;
+      if (bit & jumping) {
+        origins[jumper_count] = bit;
+        jumpers[jumper_count++] = pieces;
+      }
       ++pieces;
     }
-    // Flood-fill them two at a time.
-    for (int j = 0; j < jumper_count; j += 2) {
-      MoveSet::Piece& pa = set->pieces[jumpers[j]];
-      const bool pair = j + 1 < jumper_count;
-      MoveSet::Piece& pb = set->pieces[jumpers[pair ? j + 1 : j]];
-      std::uint8_t depth[2];
-      const int layers =
-          PairClosure(landing, std::uint64_t{1} << ClassIndexOf(pa.origin),
-                      pair ? std::uint64_t{1} << ClassIndexOf(pb.origin) : 0,
-                      target, set->layers + used, depth);
-      pb.first = static_cast<std::uint16_t>(used + 1);
-      pb.depth = depth[1];
-      pa.first = static_cast<std::uint16_t>(used);
-      pa.depth = depth[0];
-      used += 2 * layers;
+    if (jumper_count == 0) continue;
+    std::uint8_t depth[64];
+    std::uint16_t first[64];
+    std::uint16_t stride[64];
+    const int words = FloodFillClass(landing, origins, jumper_count, target,
+                                     set->layers + used, depth, first, stride);
+    for (int j = 0; j < jumper_count; ++j) {
+      MoveSet::Piece& piece = set->pieces[jumpers[j]];
+      piece.depth = depth[j];
+      piece.first = static_cast<std::uint16_t>(used + first[j]);
+      piece.stride = stride[j];
     }
+    used += words;
   }
   set->piece_count = pieces;
 }
@@ -415,10 +336,12 @@ int FewestHopPath(const Variant& variant, const Position& position,
   if (ClassOf(destination) != cls) return 0;
   MoveSet& set = ScratchSet();
   const std::uint64_t target = target_camp.word[cls];
-  std::uint8_t depth[2];
-  PairClosure(board.landing[cls], std::uint64_t{1} << ClassIndexOf(origin), 0,
-              target, set.layers, depth);
-  const MoveSet::Piece piece{origin, depth[0], 0, 2, Bitboard{}};
+  const std::uint64_t bit = std::uint64_t{1} << ClassIndexOf(origin);
+  std::uint8_t depth;
+  std::uint16_t first, stride;
+  FloodFillClass(board.landing[cls], &bit, 1, target, set.layers, &depth,
+                 &first, &stride);
+  const MoveSet::Piece piece{origin, depth, first, stride, Bitboard{}};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
   for (int k = 1; k <= piece.depth; ++k) {
     if (set.Layer(piece, k) & dest_bit) {

@@ -179,9 +179,8 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
     seat_letters += SeatLetter(variant.seats[i]);
   }
   if (text.size() > kMaxPositionText) {
-    return Malformed(
-        "position", text,
-        absl::StrCat("longer than ", kMaxPositionText,
+    return Malformed("position", text,
+                     absl::StrCat("longer than ", kMaxPositionText,
                                   " characters, expected a position string "
                                   "of at most that length"));
   }

@@ -78,10 +78,10 @@ absl::StatusOr<Variant> MakeVariant(const VariantSpec& spec) {
         "variant camp_rows []: expected at least one row length");
   }
   if (static_cast<int>(spec.camp_rows.size()) > n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "variant camp_rows ", rows_text, ": ", spec.camp_rows.size(),
-        " rows do not fit a board of ", n, " ranks, expected at most ", n,
-        " rows"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("variant camp_rows ", rows_text, ": ",
+                     spec.camp_rows.size(), " rows do not fit a board of ", n,
+                     " ranks, expected at most ", n, " rows"));
   }
   for (size_t i = 0; i < spec.camp_rows.size(); ++i) {
     const int len = spec.camp_rows[i];
