@@ -74,9 +74,17 @@ inline constexpr std::uint64_t ShiftGrid(std::uint64_t b, int dx, int dy) {
   return b;
 }
 
-template <int kDir>
-inline constexpr std::uint64_t ShiftGridDir(std::uint64_t b) {
-  return ShiftGrid(b, kDirX[kDir], kDirY[kDir]);
+// A king move in direction d of a class grid as a bit shift, and a shift by
+// a constant number of bits (positive: towards higher indices) of a grid
+// word or of a vector of grid words. Callers mask what wraps around.
+constexpr int GridShift(int d) { return 8 * kDirY[d] + kDirX[d]; }
+template <int kShift, typename Bits>
+inline constexpr Bits ShiftBits(Bits b) {
+  if constexpr (kShift >= 0) {
+    return b << kShift;
+  } else {
+    return b >> -kShift;
+  }
 }
 
 }  // namespace halma

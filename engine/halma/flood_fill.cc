@@ -1,32 +1,22 @@
 #include "halma/flood_fill.h"
 
+#include "halma/bitboard.h"
+
 namespace halma {
 namespace {
 
 constexpr int kLanes = 2;
 using Lanes = std::uint64_t __attribute__((vector_size(8 * kLanes)));
 
-// A king move in direction d (see kDirX/kDirY) as a bit shift of the grid.
-constexpr int GridShift(int d) { return 8 * kDirY[d] + kDirX[d]; }
-
-template <int kShift>
-inline Lanes Shift(Lanes v) {
-  if constexpr (kShift >= 0) {
-    return v << kShift;
-  } else {
-    return v >> -kShift;
-  }
-}
-
 inline Lanes Expand(const Lanes* landing, Lanes f) {
-  return (Shift<GridShift(0)>(f) & landing[0]) |
-         (Shift<GridShift(1)>(f) & landing[1]) |
-         (Shift<GridShift(2)>(f) & landing[2]) |
-         (Shift<GridShift(3)>(f) & landing[3]) |
-         (Shift<GridShift(4)>(f) & landing[4]) |
-         (Shift<GridShift(5)>(f) & landing[5]) |
-         (Shift<GridShift(6)>(f) & landing[6]) |
-         (Shift<GridShift(7)>(f) & landing[7]);
+  return (ShiftBits<GridShift(0)>(f) & landing[0]) |
+         (ShiftBits<GridShift(1)>(f) & landing[1]) |
+         (ShiftBits<GridShift(2)>(f) & landing[2]) |
+         (ShiftBits<GridShift(3)>(f) & landing[3]) |
+         (ShiftBits<GridShift(4)>(f) & landing[4]) |
+         (ShiftBits<GridShift(5)>(f) & landing[5]) |
+         (ShiftBits<GridShift(6)>(f) & landing[6]) |
+         (ShiftBits<GridShift(7)>(f) & landing[7]);
 }
 
 inline bool IsZero(Lanes v) { return (v[0] | v[1]) == 0; }

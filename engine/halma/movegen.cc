@@ -45,18 +45,6 @@ constexpr std::array<Bitboard, kSquareCount> MakeStepMasks() {
 }
 constexpr auto kStepMask = MakeStepMasks();
 
-// A shift of a class grid by `shift` bits (positive: towards higher
-// indices), one king move in direction d being 8 * dy + dx.
-constexpr int GridShift(int d) { return 8 * kDirY[d] + kDirX[d]; }
-template <int kShift, typename Bits>
-inline constexpr Bits ShiftBits(Bits b) {
-  if constexpr (kShift >= 0) {
-    return b << kShift;
-  } else {
-    return b >> -kShift;
-  }
-}
-
 // Where the landing squares of hops in direction d from class c come from:
 // the jumped square lies in the neighbouring class `over` at an offset of
 // (ox, oy) in that class's grid, so a hop from grid square S jumps over
