@@ -12,11 +12,13 @@
 //                             (tests/differential/reference.h).
 //
 // One benchmark iteration handles one position (cycling through the set), so
-// the time column and the ns_per_position counter are the time per position.
+// the CPU time column and the time_per_position counter are the time per
+// position.
 // After the runs a table gives the medians (or means) and the engine's
 // speed-up over the reference, measured in the same run.
+#include <unistd.h>
+
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -37,7 +39,8 @@ namespace {
 namespace ref = halma_ref;
 
 struct PresetData {
-  std::string name;
+  std::string preset;  // The variant.
+  std::string name;    // The preset, or "<preset>/typical" for that set.
   halma::Variant variant;
   ref::Rules rules;
   std::vector<halma::Position> positions;
@@ -50,9 +53,9 @@ std::vector<PresetData>& Data() {
   return *data;
 }
 
-bool Load(const std::string& name, PresetData* out) {
-  const std::string path =
-      std::string(HALMA_BENCH_DATA_DIR) + "/" + name + ".txt";
+bool Load(const std::string& name, bool typical, PresetData* out) {
+  const std::string path = std::string(HALMA_BENCH_DATA_DIR) +
+                           (typical ? "/typical/" : "/") + name + ".txt";
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "cannot read %s\n", path.c_str());
@@ -60,7 +63,8 @@ bool Load(const std::string& name, PresetData* out) {
   }
   absl::StatusOr<halma::Variant> variant = halma::PresetVariant(name);
   if (!variant.ok() || !ref::PresetRules(name, &out->rules)) return false;
-  out->name = name;
+  out->preset = name;
+  out->name = typical ? name + "/typical" : name;
   out->variant = *variant;
   std::string line;
   long moves = 0;
@@ -83,24 +87,19 @@ bool Load(const std::string& name, PresetData* out) {
   return true;
 }
 
-// Time per position, measured around the benchmark loop (one iteration is
-// one position), so the number reads directly as nanoseconds.
+// Per position: one benchmark iteration handles one position, so the CPU
+// time per iteration is the time per position. The counter repeats it as
+// an inverted rate (CPU seconds per position, printed with an SI prefix,
+// e.g. "197n" for 197 ns).
 class PerPosition {
  public:
-  PerPosition() : start_(std::chrono::steady_clock::now()) {}
   void Report(benchmark::State& state, const PresetData& d) const {
-    const double ns = std::chrono::duration<double, std::nano>(
-                          std::chrono::steady_clock::now() - start_)
-                          .count();
     state.SetItemsProcessed(state.iterations());
-    state.counters["ns_per_position"] =
-        state.iterations() > 0 ? ns / static_cast<double>(state.iterations())
-                               : 0;
+    state.counters["time_per_position"] = benchmark::Counter(
+        static_cast<double>(state.iterations()),
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.counters["moves_per_position"] = d.mean_moves;
   }
-
- private:
-  std::chrono::steady_clock::time_point start_;
 };
 
 void BM_MoveSet(benchmark::State& state, const PresetData* d) {
@@ -182,6 +181,10 @@ void BM_ReferenceLegalSet(benchmark::State& state, const PresetData* d) {
 // the median aggregate when there are repetitions, else the run itself.
 class TableReporter : public benchmark::ConsoleReporter {
  public:
+  TableReporter()
+      : ConsoleReporter(isatty(fileno(stdout)) ? OO_ColorTabular : OO_Tabular) {
+  }
+
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
@@ -226,10 +229,14 @@ double LegalSetTarget(const std::string& preset) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const std::string& name : ref::PresetNamesFromRules()) {
-    PresetData d;
-    if (!Load(name, &d)) return 1;
-    Data().push_back(std::move(d));
+  // Data() must not reallocate once benchmarks point into it.
+  Data().reserve(2 * ref::PresetNamesFromRules().size());
+  for (bool typical : {false, true}) {
+    for (const std::string& name : ref::PresetNamesFromRules()) {
+      PresetData d;
+      if (!Load(name, typical, &d)) return 1;
+      Data().push_back(std::move(d));
+    }
   }
   const std::pair<const char*, void (*)(benchmark::State&, const PresetData*)>
       kinds[] = {{"MoveSet/", BM_MoveSet},
@@ -252,13 +259,16 @@ int main(int argc, char** argv) {
       "\nns per position (CPU time; the median of the repetitions when run "
       "with them). speed-up = reference legal set / engine legal set.\n"
       "Targets: legal set <= 150 ns (8x8), 180 ns (10x10), 200 ns (16x16 "
-      "two players); with paths <= 2000 ns; speed-up >= 15x.\n\n");
-  std::printf("| %-18s | %5s | %8s | %8s | %10s | %6s | %9s | %8s | %8s |\n",
+      "two players); with paths <= 2000 ns; speed-up >= 15x. \"/typical\" "
+      "rows:\n"
+      "positions from any ply rather than dense midgames.\n\n");
+  std::printf("| %-26s | %5s | %8s | %8s | %10s | %6s | %9s | %8s | %8s |\n",
               "preset", "moves", "move set", "list", "with paths", "status",
               "reference", "speed-up", "(of set)");
-  std::printf("|%s|%s:|%s:|%s:|%s:|%s:|%s:|%s:|%s:|\n", "--------------------",
-              "------", "---------", "---------", "-----------", "-------",
-              "----------", "---------", "---------");
+  std::printf("|%s|%s:|%s:|%s:|%s:|%s:|%s:|%s:|%s:|\n",
+              "----------------------------", "------", "---------",
+              "---------", "-----------", "-------", "----------", "---------",
+              "---------");
   std::string misses;
   for (const PresetData& d : Data()) {
     const double set = reporter.Get("MoveSet/" + d.name);
@@ -276,12 +286,12 @@ int main(int argc, char** argv) {
       return std::string(buf);
     };
     std::printf(
-        "| %-18s | %5.0f | %8s | %8s | %10s | %6s | %9s | %8s | %8s |\n",
+        "| %-26s | %5.0f | %8s | %8s | %10s | %6s | %9s | %8s | %8s |\n",
         d.name.c_str(), d.mean_moves, cell(set, "").c_str(),
         cell(legal, "").c_str(), cell(paths, "").c_str(),
         cell(status, "").c_str(), cell(reference, "").c_str(),
         cell(speedup, "x").c_str(), cell(speedup_set, "x").c_str());
-    const double target = LegalSetTarget(d.name);
+    const double target = LegalSetTarget(d.preset);
     char line[256];
     if (target > 0 && legal > target) {
       std::snprintf(line, sizeof(line),

@@ -1,7 +1,8 @@
-// Writes the benchmark's fixed position sets, bench/data/<preset>.txt: dense
-// midgame positions (many long jump chains) taken from seeded, mostly greedy
-// playouts of the reference implementation. The files are committed; rerun
-// this only to regenerate them (the output depends only on the seeds):
+// Writes the benchmark's fixed position sets: bench/data/<preset>.txt, dense
+// midgame positions (many long jump chains), and bench/data/typical/
+// <preset>.txt, positions from any ply, both taken from seeded, mostly
+// greedy playouts of the reference implementation. The files are committed;
+// rerun this only to regenerate them (the output depends only on the seeds):
 //
 //   halma_make_positions [output-dir] [positions-per-preset]
 //
@@ -49,8 +50,7 @@ Candidate Measure(const ref::Rules& rules, const ref::Board& board,
   return c;
 }
 
-// Plays one seeded game and returns its positions from the middle of the
-// game (30% to 70% of its length) with their measures.
+// Plays one seeded game and returns its positions with their measures.
 std::vector<Candidate> PlayGame(const ref::Rules& rules, std::uint32_t seed,
                                 long game, int ply_cap) {
   std::mt19937 rng(seed * 1000003u + static_cast<std::uint32_t>(game));
@@ -76,9 +76,57 @@ std::vector<Candidate> PlayGame(const ref::Rules& rules, std::uint32_t seed,
                                   policy[rules.TurnIndex(board.to_move)], &rng);
     board = ref::ApplyMove(rules, board, moves[i].from, moves[i].to);
   }
+  return all;
+}
+
+// Deepest chains first; ties in playout order (a total order, so that the
+// selection is the same with every standard library).
+bool Deeper(const Candidate& a, const Candidate& b) {
+  if (a.mean_hops != b.mean_hops) return a.mean_hops > b.mean_hops;
+  return a.game != b.game ? a.game < b.game : a.ply < b.ply;
+}
+
+// The middle of a game: 30% to 70% of its length.
+std::vector<Candidate> Middle(const std::vector<Candidate>& all) {
   const size_t n = all.size();
   return std::vector<Candidate>(all.begin() + n * 3 / 10,
                                 all.begin() + n * 7 / 10);
+}
+
+bool Write(const std::string& path, const std::string& name,
+           const halma::Variant& variant, const std::vector<Candidate>& pool,
+           const std::string& what, long games) {
+  double hops = 0, moves = 0, jumps = 0;
+  for (const Candidate& c : pool) {
+    // Every position must be well-formed for the engine too.
+    if (!halma::ParsePosition(c.text, variant).ok()) {
+      std::fprintf(stderr, "%s: engine rejects %s\n", name.c_str(),
+                   c.text.c_str());
+      return false;
+    }
+    hops += c.mean_hops;
+    moves += c.moves;
+    jumps += c.jumps;
+  }
+  const double n = static_cast<double>(pool.size());
+  std::ofstream out(path);
+  if (!out) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  char header[512];
+  std::snprintf(header, sizeof(header),
+                "# %s: %d %s for halma_bench, written by "
+                "halma_make_positions (seeded greedy playouts of the "
+                "reference, %ld games).\n# Side to move: mean %.1f legal "
+                "moves, %.1f of them jumps, mean fewest hops of the jumps "
+                "%.2f.\n",
+                name.c_str(), static_cast<int>(pool.size()), what.c_str(),
+                games, moves / n, jumps / n, hops / n);
+  out << header;
+  for (const Candidate& c : pool) out << c.text << "\n";
+  std::printf("%s", header);
+  return true;
 }
 
 }  // namespace
@@ -95,60 +143,37 @@ int main(int argc, char** argv) {
     absl::StatusOr<halma::Variant> variant = halma::PresetVariant(name);
     if (!variant.ok()) return 1;
     const int ply_cap = rules.SeatCount() * 400;
-    // Per game: the kPerGame positions of the middle of the game with the
-    // deepest chains. Then the deepest of those overall.
-    std::vector<Candidate> pool;
+    // Dense: per game, the kPerGame positions of the middle of the game
+    // with the deepest chains; then the deepest of those overall.
+    // Typical: two positions of each game drawn uniformly from all its plies.
+    std::vector<Candidate> pool, typical;
     const long games = (3 * wanted) / kPerGame + 1;
+    std::mt19937 pick(seed);
     for (long g = 0; g < games; ++g) {
-      std::vector<Candidate> mid = PlayGame(rules, seed, g, ply_cap);
-      std::sort(mid.begin(), mid.end(),
-                [](const Candidate& a, const Candidate& b) {
-                  return a.mean_hops > b.mean_hops;
-                });
+      const std::vector<Candidate> all = PlayGame(rules, seed, g, ply_cap);
+      if (!all.empty() && static_cast<int>(typical.size()) < wanted) {
+        for (int k = 0; k < 2; ++k) typical.push_back(all[pick() % all.size()]);
+      }
+      std::vector<Candidate> mid = Middle(all);
+      std::sort(mid.begin(), mid.end(), Deeper);
       if (static_cast<int>(mid.size()) > kPerGame) mid.resize(kPerGame);
       pool.insert(pool.end(), mid.begin(), mid.end());
     }
-    std::stable_sort(pool.begin(), pool.end(),
-                     [](const Candidate& a, const Candidate& b) {
-                       return a.mean_hops > b.mean_hops;
-                     });
+    std::sort(pool.begin(), pool.end(), Deeper);
     if (static_cast<int>(pool.size()) > wanted) pool.resize(wanted);
+    if (static_cast<int>(typical.size()) > wanted) typical.resize(wanted);
     // Keep playout order in the file (game, then ply).
-    std::sort(pool.begin(), pool.end(),
-              [](const Candidate& a, const Candidate& b) {
-                return a.game != b.game ? a.game < b.game : a.ply < b.ply;
-              });
-    double hops = 0, moves = 0, jumps = 0;
-    for (const Candidate& c : pool) {
-      // Every position must be well-formed for the engine too.
-      if (!halma::ParsePosition(c.text, *variant).ok()) {
-        std::fprintf(stderr, "%s: engine rejects %s\n", name.c_str(),
-                     c.text.c_str());
-        return 1;
-      }
-      hops += c.mean_hops;
-      moves += c.moves;
-      jumps += c.jumps;
-    }
-    const double n = static_cast<double>(pool.size());
-    const std::string path = dir + "/" + name + ".txt";
-    std::ofstream out(path);
-    if (!out) {
-      std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    const auto by_game = [](const Candidate& a, const Candidate& b) {
+      return a.game != b.game ? a.game < b.game : a.ply < b.ply;
+    };
+    std::sort(pool.begin(), pool.end(), by_game);
+    std::sort(typical.begin(), typical.end(), by_game);
+    if (!Write(dir + "/" + name + ".txt", name, *variant, pool,
+               "dense midgame positions", games) ||
+        !Write(dir + "/typical/" + name + ".txt", name, *variant, typical,
+               "typical positions (any ply)", games)) {
       return 1;
     }
-    char header[512];
-    std::snprintf(header, sizeof(header),
-                  "# %s: %d dense midgame positions for halma_bench, written "
-                  "by halma_make_positions (seeded greedy playouts of the "
-                  "reference, %ld games).\n# Side to move: mean %.1f legal "
-                  "moves, %.1f of them jumps, mean fewest hops of the jumps "
-                  "%.2f.\n",
-                  name.c_str(), static_cast<int>(pool.size()), games, moves / n,
-                  jumps / n, hops / n);
-    out << header;
-    for (const Candidate& c : pool) out << c.text << "\n";
-    std::printf("%s", header);
   }
   return 0;
 }

@@ -88,9 +88,12 @@ unmount_below_work() {
 # them), then the files. Its images need no `rmi`: the store goes whole.
 remove_store() {
   [[ -d "$WORK/storage" ]] || return 0
+  local t0=$SECONDS t1
   "${BUILDAH[@]}" rm --all >/dev/null 2>&1
   unmount_below_work || return 1
+  t1=$SECONDS
   rm -rf --one-file-system "$WORK/storage" "$WORK/run"
+  log "removed the private store (containers $((t1 - t0)) s, files $((SECONDS - t1)) s)"
 }
 
 # Kills what this script started (by process id), removes its containers and
