@@ -28,7 +28,9 @@ inline constexpr int kMaxPathSquares = 64;
 // Fixed-capacity list so that generation never touches the heap.
 struct MoveList {
   int size = 0;
-  LegalMove moves[kMaxLegalMoves];
+  // Room for the up to eight candidate steps GenerateLegalMoves writes past
+  // the last move before it knows which are empty.
+  LegalMove moves[kMaxLegalMoves + kDirectionCount];
 
   const LegalMove* begin() const { return moves; }
   const LegalMove* end() const { return moves + size; }

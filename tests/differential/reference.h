@@ -3,7 +3,10 @@
 // against it. Nothing here calls the engine: the board is a plain 2D array
 // of characters, moves are found by a plain breadth-first search over
 // squares, and the game status is computed straight from sections 5 to 7.
-// It favours obviousness over speed.
+// It favours obviousness over speed. Where RULES.md leaves a choice open it
+// follows the decisions of docs/rules.md: a seat owed a round-completion
+// turn takes it (by passing if it must) rather than the game ending as
+// everyone stuck, and illegal moves are explained in the order given there.
 #ifndef HALMA_TESTS_DIFFERENTIAL_REFERENCE_H_
 #define HALMA_TESTS_DIFFERENTIAL_REFERENCE_H_
 
