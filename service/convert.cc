@@ -260,4 +260,19 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
                       std::string(status.message()));
 }
 
+absl::Status ResolveBoard(const v1::Variant& variant_proto,
+                          absl::string_view position_text,
+                          absl::string_view position_field,
+                          RequestBoard* board) {
+  absl::StatusOr<const Variant*> variant =
+      ResolveVariant(variant_proto, &board->custom);
+  if (!variant.ok()) return variant.status();
+  board->variant = *variant;
+  absl::StatusOr<Position> position =
+      PositionFromProto(position_text, **variant, position_field);
+  if (!position.ok()) return position.status();
+  board->position = *position;
+  return absl::OkStatus();
+}
+
 }  // namespace halma::service

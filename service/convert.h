@@ -57,6 +57,18 @@ absl::StatusOr<Position> PositionFromProto(absl::string_view text,
                                            const Variant& variant,
                                            absl::string_view field);
 
+// The variant and the position a request is about, resolved together as every
+// handler needs them. `variant` points into the preset table or at `custom`.
+struct RequestBoard {
+  Variant custom;
+  const Variant* variant = nullptr;
+  Position position;
+};
+absl::Status ResolveBoard(const v1::Variant& variant_proto,
+                          absl::string_view position_text,
+                          absl::string_view position_field,
+                          RequestBoard* board);
+
 // Parses a square or move field; errors are prefixed with `field`.
 absl::StatusOr<Square> SquareFromProto(absl::string_view text,
                                        const Variant& variant,

@@ -91,32 +91,33 @@ grpc::ServerUnaryReactor* HalmaRulesService::ListVariants(
 absl::Status HalmaRulesService::AnswerValidateMove(
     const v1::ValidateMoveRequest& request,
     v1::ValidateMoveResponse* response) const {
-  Variant custom;
-  absl::StatusOr<const Variant*> variant =
-      ResolveVariant(request.variant(), &custom);
-  if (!variant.ok()) return variant.status();
-  absl::StatusOr<Position> position =
-      PositionFromProto(request.position(), **variant, "position");
-  if (!position.ok()) return position.status();
+  RequestBoard board;
+  if (absl::Status status = ResolveBoard(request.variant(), request.position(),
+                                         "position", &board);
+      !status.ok()) {
+    return status;
+  }
+  const Variant* variant = board.variant;
+  const Position* position = &board.position;
   absl::StatusOr<MoveText> move =
-      MoveFromProto(request.move(), **variant, "move");
+      MoveFromProto(request.move(), *variant, "move");
   if (!move.ok()) return move.status();
 
-  const GameStatus status = EvaluateStatus(**variant, *position);
-  const MoveCheck check = CheckMove(**variant, *position, status, *move);
+  const GameStatus status = EvaluateStatus(*variant, *position);
+  const MoveCheck check = CheckMove(*variant, *position, status, *move);
   response->set_mover(SeatToProto(position->to_move));
   if (check.verdict != MoveVerdict::kLegal) {
     response->set_legal(false);
     response->set_reason(IllegalReasonToProto(check.verdict));
     response->set_message(check.message);
-    StatusToProto(**variant, status, 0, response->mutable_status());
+    StatusToProto(*variant, status, 0, response->mutable_status());
     return absl::OkStatus();
   }
   response->set_legal(true);
   response->set_path(FormatMove(check.path));
   response->set_hops(check.hops);
-  response->set_position_after(FormatPosition(check.after, **variant));
-  StatusToProto(**variant, EvaluateStatus(**variant, check.after), 0,
+  response->set_position_after(FormatPosition(check.after, *variant));
+  StatusToProto(*variant, EvaluateStatus(*variant, check.after), 0,
                 response->mutable_status());
   return absl::OkStatus();
 }
@@ -124,28 +125,29 @@ absl::Status HalmaRulesService::AnswerValidateMove(
 absl::Status HalmaRulesService::AnswerLegalMoves(
     const v1::LegalMovesRequest& request,
     v1::LegalMovesResponse* response) const {
-  Variant custom;
-  absl::StatusOr<const Variant*> variant =
-      ResolveVariant(request.variant(), &custom);
-  if (!variant.ok()) return variant.status();
-  absl::StatusOr<Position> position =
-      PositionFromProto(request.position(), **variant, "position");
-  if (!position.ok()) return position.status();
+  RequestBoard board;
+  if (absl::Status status = ResolveBoard(request.variant(), request.position(),
+                                         "position", &board);
+      !status.ok()) {
+    return status;
+  }
+  const Variant* variant = board.variant;
+  const Position* position = &board.position;
   MoveFilter filter;
   if (!request.origin().empty()) {
     absl::StatusOr<Square> origin =
-        SquareFromProto(request.origin(), **variant, "origin");
+        SquareFromProto(request.origin(), *variant, "origin");
     if (!origin.ok()) return origin.status();
     filter.only_origin = true;
     filter.origin = *origin;
   }
 
-  const GameStatus status = EvaluateStatus(**variant, *position);
-  StatusToProto(**variant, status, 0, response->mutable_status());
-  response->set_position(FormatPosition(*position, **variant));
+  const GameStatus status = EvaluateStatus(*variant, *position);
+  StatusToProto(*variant, status, 0, response->mutable_status());
+  response->set_position(FormatPosition(*position, *variant));
   if (!status.over && !status.must_pass) {
     Scratch& scratch = ThreadScratch();
-    GenerateLegalMovesWithPaths(**variant, *position, position->to_move,
+    GenerateLegalMovesWithPaths(*variant, *position, position->to_move,
                                 &scratch.list, &scratch.paths, filter);
     const MoveList& list = scratch.list;
     std::vector<int>& order = scratch.order;
@@ -173,13 +175,15 @@ absl::Status HalmaRulesService::AnswerLegalMoves(
 absl::Status HalmaRulesService::AnswerAdjudicate(
     const v1::AdjudicateRequest& request,
     v1::AdjudicateResponse* response) const {
-  Variant custom;
-  absl::StatusOr<const Variant*> variant =
-      ResolveVariant(request.variant(), &custom);
-  if (!variant.ok()) return variant.status();
-  absl::StatusOr<Position> start =
-      PositionFromProto(request.start_position(), **variant, "start_position");
-  if (!start.ok()) return start.status();
+  RequestBoard board;
+  if (absl::Status status =
+          ResolveBoard(request.variant(), request.start_position(),
+                       "start_position", &board);
+      !status.ok()) {
+    return status;
+  }
+  const Variant* variant = board.variant;
+  const Position* start = &board.position;
   if (request.moves_size() > options_.max_record_moves) {
     return absl::InvalidArgumentError(
         absl::StrCat("moves: the record has ", request.moves_size(),
@@ -189,17 +193,17 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
 
   const auto& moves = request.moves();
   absl::StatusOr<GameRecordResult> result = AdjudicateRecord(
-      **variant, *start, moves.size(),
+      *variant, *start, moves.size(),
       [&moves](int i) { return absl::string_view(moves.Get(i)); });
   if (!result.ok()) return RecordErrorToProto(result.status());
 
-  StatusToProto(**variant, result->status, result->deciding_ply,
+  StatusToProto(*variant, result->status, result->deciding_ply,
                 response->mutable_status());
   response->set_final_position(
-      FormatPosition(result->final_position, **variant));
+      FormatPosition(result->final_position, *variant));
   response->set_moves_played(result->legal_moves_played);
-  for (int i = 0; i < (*variant)->seat_count; ++i) {
-    const Seat seat = (*variant)->seats[i];
+  for (int i = 0; i < variant->seat_count; ++i) {
+    const Seat seat = variant->seats[i];
     v1::SeatMoves* counts = response->add_move_counts();
     counts->set_seat(SeatToProto(seat));
     counts->set_moves(result->final_position.move_count[SeatIndex(seat)]);
