@@ -1,5 +1,7 @@
 #include "service/server.h"
 
+#include <grpcpp/resource_quota.h>
+
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -60,8 +62,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path,
   return text.str();
 }
 
-absl::Status CheckRange(absl::string_view setting, int value, int low,
-                        int high) {
+absl::Status CheckRange(absl::string_view setting, std::int64_t value,
+                        std::int64_t low, std::int64_t high) {
   if (value < low || value > high) {
     return absl::InvalidArgumentError(
         absl::StrCat(setting, " ", value, ": expected ", low, " to ", high));
@@ -97,6 +99,8 @@ absl::Status ValidateConfig(const ServerConfig& config) {
                       std::numeric_limits<int>::max()),
            CheckRange("max_record_moves", config.max_record_moves, 1,
                       std::numeric_limits<int>::max()),
+           CheckRange("max_memory_bytes", config.max_memory_bytes, 0,
+                      std::numeric_limits<std::int64_t>::max()),
            CheckRange("grace_period_seconds", config.grace_period_seconds, 0,
                       kMaxSeconds),
            CheckRange("max_connection_age_seconds",
@@ -153,6 +157,11 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                                config.max_connection_age_grace_seconds * 1000);
   }
+  if (config.max_memory_bytes > 0) {
+    grpc::ResourceQuota quota("halma_server");
+    quota.Resize(static_cast<std::size_t>(config.max_memory_bytes));
+    builder.SetResourceQuota(quota);
+  }
   builder.SetOption(std::make_unique<ReflectionOption>(config.reflection));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
@@ -175,8 +184,9 @@ std::string HalmaServer::ListeningLine() const {
       "; tls ", OnOff(!config_.tls_cert.empty()), "; reflection ",
       OnOff(config_.reflection), "; max_message_bytes ",
       config_.max_message_bytes, "; max_record_moves ",
-      config_.max_record_moves, "; grace_period ", config_.grace_period_seconds,
-      "s; max_connection_age ", Seconds(config_.max_connection_age_seconds),
+      config_.max_record_moves, "; max_memory_bytes ", config_.max_memory_bytes,
+      "; grace_period ", config_.grace_period_seconds, "s; max_connection_age ",
+      Seconds(config_.max_connection_age_seconds),
       "; max_connection_age_grace ",
       Seconds(config_.max_connection_age_grace_seconds), ")");
 }

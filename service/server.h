@@ -35,6 +35,9 @@ struct ServerConfig {
   // rebalance across replicas; 0 = off. In-flight calls then get the grace.
   int max_connection_age_seconds = 0;
   int max_connection_age_grace_seconds = 0;
+  // Memory gRPC may use for requests in flight (its resource quota); 0 =
+  // unlimited. Without it, concurrent large requests are all buffered.
+  std::int64_t max_memory_bytes = 0;
   // Serve grpc.reflection.v1alpha.ServerReflection.
   bool reflection = true;
   // PEM files of the server's certificate chain and private key: both for

@@ -22,6 +22,9 @@ ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
 ABSL_FLAG(int, max_record_moves, 10000,
           "Longest game record Adjudicate accepts, in moves; longer ones fail "
           "with INVALID_ARGUMENT. Env: HALMA_MAX_RECORD_MOVES.");
+ABSL_FLAG(int64_t, max_memory_bytes, 256 * 1024 * 1024,
+          "Memory gRPC may use for requests in flight, in bytes (its "
+          "resource quota); 0 = unlimited. Env: HALMA_MAX_MEMORY_BYTES.");
 ABSL_FLAG(int, grace_period_seconds, 10,
           "On SIGTERM or SIGINT, how long in-flight calls may run on before "
           "they are cancelled. Env: HALMA_GRACE_PERIOD_SECONDS.");
@@ -51,6 +54,7 @@ const std::vector<FlagEnv>& FlagEnvironment() {
       {"port", "HALMA_PORT"},
       {"max_message_bytes", "HALMA_MAX_MESSAGE_BYTES"},
       {"max_record_moves", "HALMA_MAX_RECORD_MOVES"},
+      {"max_memory_bytes", "HALMA_MAX_MEMORY_BYTES"},
       {"grace_period_seconds", "HALMA_GRACE_PERIOD_SECONDS"},
       {"max_connection_age_seconds", "HALMA_MAX_CONNECTION_AGE_SECONDS"},
       {"max_connection_age_grace_seconds",
@@ -84,6 +88,7 @@ ServerConfig ConfigFromFlags() {
   config.port = absl::GetFlag(FLAGS_port);
   config.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   config.max_record_moves = absl::GetFlag(FLAGS_max_record_moves);
+  config.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_bytes);
   config.grace_period_seconds = absl::GetFlag(FLAGS_grace_period_seconds);
   config.max_connection_age_seconds =
       absl::GetFlag(FLAGS_max_connection_age_seconds);

@@ -22,6 +22,7 @@ ABSL_DECLARE_FLAG(int, max_record_moves);
 ABSL_DECLARE_FLAG(int, grace_period_seconds);
 ABSL_DECLARE_FLAG(int, max_connection_age_seconds);
 ABSL_DECLARE_FLAG(int, max_connection_age_grace_seconds);
+ABSL_DECLARE_FLAG(int64_t, max_memory_bytes);
 ABSL_DECLARE_FLAG(bool, reflection);
 ABSL_DECLARE_FLAG(std::string, tls_cert);
 ABSL_DECLARE_FLAG(std::string, tls_key);

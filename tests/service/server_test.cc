@@ -1158,6 +1158,10 @@ TEST(ConfigTest, ValidateConfigNamesTheSetting) {
   config.grace_period_seconds = -1;
   EXPECT_THAT(std::string(ValidateConfig(config).message()),
               StartsWith("grace_period_seconds"));
+  config = ServerConfig();
+  config.max_memory_bytes = -1;
+  EXPECT_THAT(std::string(ValidateConfig(config).message()),
+              StartsWith("max_memory_bytes -1"));
   EXPECT_EQ(JoinHostPort("::", 5), "[::]:5");
   EXPECT_EQ(JoinHostPort("127.0.0.1", 5), "127.0.0.1:5");
 }
@@ -1170,6 +1174,7 @@ TEST(ConfigTest, EnvironmentOverridesDefaultsAndFlagsOverrideEnvironment) {
     if (n == "HALMA_MAX_RECORD_MOVES") return "77";
     if (n == "HALMA_REFLECTION") return "false";
     if (n == "HALMA_HOST") return "127.0.0.1";
+    if (n == "HALMA_MAX_MEMORY_BYTES") return "5000000000";
     return nullptr;
   };
   ASSERT_TRUE(ApplyEnvironmentToFlags(env).ok());
@@ -1178,6 +1183,7 @@ TEST(ConfigTest, EnvironmentOverridesDefaultsAndFlagsOverrideEnvironment) {
   EXPECT_EQ(config.max_record_moves, 77);
   EXPECT_FALSE(config.reflection);
   EXPECT_EQ(config.host, "127.0.0.1");
+  EXPECT_EQ(config.max_memory_bytes, 5000000000);  // Beyond 32 bits.
   EXPECT_EQ(config.grace_period_seconds, 10);  // Default: no variable.
 
   // An explicit flag wins over the variable.
