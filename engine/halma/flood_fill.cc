@@ -23,23 +23,14 @@ inline bool IsZero(Lanes v) { return (v[0] | v[1]) == 0; }
 
 // One group of up to kLanes pieces: returns the number of layers of the
 // deepest and writes each lane's depth.
-template <bool kLock>
-inline int FillGroup(const Lanes* landing, Lanes origins, Lanes target,
-                     std::uint64_t* out, std::uint8_t depth[kLanes]) {
+inline int FillGroup(const Lanes* landing, Lanes origins, std::uint64_t* out,
+                     std::uint8_t depth[kLanes]) {
   Lanes visited = origins;
   Lanes frontier = origins;
   depth[0] = depth[1] = 0;
   int k = 0;
   for (;;) {
-    Lanes next;
-    if constexpr (kLock) {
-      next = Expand(landing, frontier & ~target);
-      const Lanes inside = frontier & target;
-      if (!IsZero(inside)) next |= Expand(landing, inside) & target;
-    } else {
-      next = Expand(landing, frontier);
-    }
-    next &= ~visited;
+    const Lanes next = Expand(landing, frontier) & ~visited;
     if (IsZero(next)) return k;
     __builtin_memcpy(out + kLanes * k, &next, sizeof next);
     ++k;
@@ -53,24 +44,19 @@ inline int FillGroup(const Lanes* landing, Lanes origins, Lanes target,
 }  // namespace
 
 int FloodFillClass(const std::uint64_t scalar_landing[kDirectionCount],
-                   const std::uint64_t* origins, int count,
-                   std::uint64_t target, std::uint64_t* out,
+                   const std::uint64_t* origins, int count, std::uint64_t* out,
                    std::uint8_t* depth, std::uint16_t* first,
                    std::uint16_t* stride) {
   Lanes landing[kDirectionCount];
   for (int d = 0; d < kDirectionCount; ++d) {
     landing[d] = Lanes{scalar_landing[d], scalar_landing[d]};
   }
-  const Lanes lock{target, target};
   int used = 0;
   for (int g = 0; g < count; g += kLanes) {
     const bool pair = g + 1 < count;
     const Lanes group{origins[g], pair ? origins[g + 1] : 0};
     std::uint8_t lane_depth[kLanes];
-    const int layers =
-        target != 0
-            ? FillGroup<true>(landing, group, lock, out + used, lane_depth)
-            : FillGroup<false>(landing, group, lock, out + used, lane_depth);
+    const int layers = FillGroup(landing, group, out + used, lane_depth);
     for (int i = 0; i < kLanes && g + i < count; ++i) {
       depth[g + i] = lane_depth[i];
       first[g + i] = static_cast<std::uint16_t>(used + i);

@@ -20,13 +20,10 @@ namespace halma {
 //
 // For piece i (origin bit origins[i]), layer k (the squares whose fewest-hop
 // count is k) is written to out[first[i] + (k - 1) * stride[i]] for k = 1 ..
-// depth[i]. `target` is the class word of the mover's target camp under
-// target lock, 0 otherwise: once a chain stands in the target it may only
-// land in it. Returns the number of words of `out` used, at most
-// count_rounded_up_to_lanes * (deepest + 1).
+// depth[i]. (Target lock is part of the landing masks.) Returns the number of
+// words of `out` used, at most count_rounded_up_to_lanes * (deepest + 1).
 int FloodFillClass(const std::uint64_t landing[kDirectionCount],
-                   const std::uint64_t* origins, int count,
-                   std::uint64_t target, std::uint64_t* out,
+                   const std::uint64_t* origins, int count, std::uint64_t* out,
                    std::uint8_t* depth, std::uint16_t* first,
                    std::uint16_t* stride);
 

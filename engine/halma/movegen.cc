@@ -77,30 +77,40 @@ constexpr auto kLandingRules = MakeLandingRules();
 // Per-position data that every piece's jump closure reuses: for each parity
 // class c and direction d, landing[c][d] holds the empty squares that a hop
 // in direction d can land on, because it has a piece to jump over (see
-// flood_fill.h).
+// flood_fill.h). Target lock is folded into the masks: a hop from inside the
+// mover's target camp may not land outside it, so a landing square outside
+// the target keeps only the directions whose source is outside it too. The
+// flood fill then needs no special case for the lock.
 struct JumpBoard {
   std::uint64_t landing[4][kDirectionCount];
   Bitboard empty_squares;
 
-  JumpBoard(const Variant& variant, const Position& position) {
+  // `target_camp` is the mover's target camp under target lock, else empty.
+  JumpBoard(const Variant& variant, const Position& position,
+            const Bitboard& target_camp) {
     const Bitboard occupied = position.Occupied();
     empty_squares = variant.on_board & ~occupied;
-    Fill<0>(occupied, std::make_index_sequence<kDirectionCount>{});
-    Fill<1>(occupied, std::make_index_sequence<kDirectionCount>{});
-    Fill<2>(occupied, std::make_index_sequence<kDirectionCount>{});
-    Fill<3>(occupied, std::make_index_sequence<kDirectionCount>{});
+    Fill<0>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
+    Fill<1>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
+    Fill<2>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
+    Fill<3>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
   }
 
  private:
   template <int kCls, std::size_t... kDirs>
-  void Fill(const Bitboard& occupied, std::index_sequence<kDirs...>) {
-    (FillOne<kCls, static_cast<int>(kDirs)>(occupied), ...);
+  void Fill(const Bitboard& occupied, const Bitboard& target_camp,
+            std::index_sequence<kDirs...>) {
+    (FillOne<kCls, static_cast<int>(kDirs)>(occupied, target_camp), ...);
   }
   template <int kCls, int kDir>
-  void FillOne(const Bitboard& occupied) {
+  void FillOne(const Bitboard& occupied, const Bitboard& target_camp) {
     constexpr LandingRule rule = kLandingRules[kCls][kDir];
+    const std::uint64_t target = target_camp.word[kCls];
+    // Landings inside the target, or reached from outside it.
+    const std::uint64_t locked =
+        target == 0 ? ~0ULL : target | ShiftBits<GridShift(kDir)>(~target);
     landing[kCls][kDir] = ShiftBits<rule.shift>(occupied.word[rule.over]) &
-                          rule.keep & empty_squares.word[kCls];
+                          rule.keep & empty_squares.word[kCls] & locked;
   }
 };
 
@@ -117,13 +127,9 @@ inline std::uint64_t HopSources(const std::uint64_t* landing,
          ShiftBits<-GridShift(7)>(to & landing[7]);
 }
 
-// The squares of a class from which some first hop exists. Under target
-// lock, pieces standing in the target need a landing inside it.
-inline std::uint64_t Jumpers(const std::uint64_t* landing,
-                             std::uint64_t target) {
-  const std::uint64_t any = HopSources(landing, ~0ULL);
-  if (target == 0) return any;
-  return (any & ~target) | (HopSources(landing, target) & target);
+// The squares of a class from which some first hop exists.
+inline std::uint64_t Jumpers(const std::uint64_t* landing) {
+  return HopSources(landing, ~0ULL);
 }
 
 inline Bitboard StepsOf(Square origin, const Bitboard& empty,
@@ -162,15 +168,13 @@ MoveSet& ScratchSet() {
 // time to a square that hops onto the current one.
 inline void WritePath(const MoveSet& set, const JumpBoard& board,
                       const MoveSet::Piece& piece, int dest_index, int hops,
-                      std::uint64_t target, Square* path) {
+                      Square* path) {
   const int cls = ClassOf(piece.origin);
   const std::uint64_t* landing = board.landing[cls];
   std::uint64_t at = std::uint64_t{1} << dest_index;
   path[hops] = FromClass(cls, dest_index);
   for (int k = hops - 1; k >= 1; --k) {
-    std::uint64_t sources = HopSources(landing, at) & set.Layer(piece, k);
-    // Under target lock a hop from inside the target must stay inside.
-    if ((at & target) == 0) sources &= ~target;
+    const std::uint64_t sources = HopSources(landing, at) & set.Layer(piece, k);
     at = sources & (0 - sources);
     path[k] = FromClass(cls, std::countr_zero(at));
   }
@@ -192,8 +196,8 @@ int MoveSet::Count() const {
 
 void GenerateMoveSet(const Variant& variant, const Position& position,
                      Seat seat, MoveSet* set, MoveFilter filter) {
-  const JumpBoard board(variant, position);
   const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  const JumpBoard board(variant, position, target_camp);
   const Bitboard movers = Movers(position, seat, filter);
   int pieces = 0;
   int used = 0;
@@ -202,7 +206,7 @@ void GenerateMoveSet(const Variant& variant, const Position& position,
     if (mine == 0) continue;
     const std::uint64_t* landing = board.landing[cls];
     const std::uint64_t target = target_camp.word[cls];
-    const std::uint64_t jumping = mine & Jumpers(landing, target);
+    const std::uint64_t jumping = mine & Jumpers(landing);
     // Steps of every piece; the pieces with a first hop are collected for
     // the flood fill.
     std::uint64_t origins[64];
@@ -228,7 +232,7 @@ void GenerateMoveSet(const Variant& variant, const Position& position,
     std::uint8_t depth[64];
     std::uint16_t first[64];
     std::uint16_t stride[64];
-    const int words = FloodFillClass(landing, origins, jumper_count, target,
+    const int words = FloodFillClass(landing, origins, jumper_count,
                                      set->layers + used, depth, first, stride);
     for (int j = 0; j < jumper_count; ++j) {
       MoveSet::Piece& piece = set->pieces[jumpers[j]];
@@ -306,8 +310,8 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
                                  MoveFilter filter) {
   MoveSet& set = ScratchSet();
   GenerateMoveSet(variant, position, seat, &set, filter);
-  const JumpBoard board(variant, position);
   const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  const JumpBoard board(variant, position, target_camp);
   int n = 0;
   int used = 0;
   for (int p = 0; p < set.piece_count; ++p) {
@@ -320,12 +324,11 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
       list->moves[n++] = LegalMove{origin, to, 0};
     });
     const int cls = ClassOf(origin);
-    const std::uint64_t target = target_camp.word[cls];
     for (int k = 1; k <= piece.depth; ++k) {
       for (std::uint64_t w = set.Layer(piece, k); w != 0; w &= w - 1) {
         const int index = std::countr_zero(w);
         paths->offset[n] = used;
-        WritePath(set, board, piece, index, k, target, paths->squares + used);
+        WritePath(set, board, piece, index, k, paths->squares + used);
         used += k + 1;
         list->moves[n++] = LegalMove{origin, FromClass(cls, index),
                                      static_cast<std::uint8_t>(k)};
@@ -337,13 +340,13 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
 }
 
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
-  const JumpBoard board(variant, position);
   const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  const JumpBoard board(variant, position, target_camp);
   const Bitboard movers = position.pieces[SeatIndex(seat)];
   for (int cls = 0; cls < 4; ++cls) {
     const std::uint64_t mine = movers.word[cls];
     const std::uint64_t target = target_camp.word[cls];
-    if (mine & Jumpers(board.landing[cls], target)) return true;
+    if (mine & Jumpers(board.landing[cls])) return true;
     for (std::uint64_t w = mine; w != 0; w &= w - 1) {
       const int index = std::countr_zero(w);
       if (StepsOf(FromClass(cls, index), board.empty_squares, target_camp,
@@ -361,10 +364,10 @@ int FewestHopPath(const Variant& variant, const Position& position,
                   Square path[kMaxPathSquares], bool ignore_target_lock) {
   Seat seat;
   if (!position.PieceAt(origin, &seat)) return 0;
-  const JumpBoard board(variant, position);
-  if (!board.empty_squares.Test(destination)) return 0;
   const Bitboard target_camp =
       ignore_target_lock ? Bitboard{} : TargetCampIfLocked(variant, seat);
+  const JumpBoard board(variant, position, target_camp);
+  if (!board.empty_squares.Test(destination)) return 0;
   if (kStepMask[origin].Test(destination)) {
     if (target_camp.Test(origin) && !target_camp.Test(destination)) return 0;
     path[0] = origin;
@@ -374,17 +377,16 @@ int FewestHopPath(const Variant& variant, const Position& position,
   const int cls = ClassOf(origin);
   if (ClassOf(destination) != cls) return 0;
   MoveSet& set = ScratchSet();
-  const std::uint64_t target = target_camp.word[cls];
   const std::uint64_t bit = std::uint64_t{1} << ClassIndexOf(origin);
   std::uint8_t depth;
   std::uint16_t first, stride;
-  FloodFillClass(board.landing[cls], &bit, 1, target, set.layers, &depth,
-                 &first, &stride);
+  FloodFillClass(board.landing[cls], &bit, 1, set.layers, &depth, &first,
+                 &stride);
   const MoveSet::Piece piece{origin, depth, first, stride, Bitboard{}};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
   for (int k = 1; k <= piece.depth; ++k) {
     if (set.Layer(piece, k) & dest_bit) {
-      WritePath(set, board, piece, ClassIndexOf(destination), k, target, path);
+      WritePath(set, board, piece, ClassIndexOf(destination), k, path);
       return k + 1;
     }
   }
