@@ -194,11 +194,11 @@ int MoveSet::Count() const {
   return count;
 }
 
-void GenerateMoveSet(const Variant& variant, const Position& position,
-                     Seat seat, MoveSet* set, MoveFilter filter) {
-  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
-  const JumpBoard board(variant, position, target_camp);
-  const Bitboard movers = Movers(position, seat, filter);
+namespace {
+
+// GenerateMoveSet on a JumpBoard the caller keeps (for the paths).
+void FillMoveSet(const JumpBoard& board, const Bitboard& target_camp,
+                 const Bitboard& movers, MoveSet* set) {
   int pieces = 0;
   int used = 0;
   for (int cls = 0; cls < 4; ++cls) {
@@ -243,6 +243,15 @@ void GenerateMoveSet(const Variant& variant, const Position& position,
     used += words;
   }
   set->piece_count = pieces;
+}
+
+}  // namespace
+
+void GenerateMoveSet(const Variant& variant, const Position& position,
+                     Seat seat, MoveSet* set, MoveFilter filter) {
+  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
+  const JumpBoard board(variant, position, target_camp);
+  FillMoveSet(board, target_camp, Movers(position, seat, filter), set);
 }
 
 // kStepOrSelf[s][d]: the square next to s in direction d, or s itself off
@@ -308,10 +317,10 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
                                  const Position& position, Seat seat,
                                  MoveList* list, MovePaths* paths,
                                  MoveFilter filter) {
-  MoveSet& set = ScratchSet();
-  GenerateMoveSet(variant, position, seat, &set, filter);
   const Bitboard target_camp = TargetCampIfLocked(variant, seat);
   const JumpBoard board(variant, position, target_camp);
+  MoveSet& set = ScratchSet();
+  FillMoveSet(board, target_camp, Movers(position, seat, filter), &set);
   int n = 0;
   int used = 0;
   for (int p = 0; p < set.piece_count; ++p) {
