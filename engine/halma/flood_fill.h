@@ -7,25 +7,24 @@
 
 namespace halma {
 
-// The jump closures of several pieces of one parity class, breadth first.
+// Jump closures, breadth first, four pieces at a time.
 //
-// `landing[d]` holds the empty squares of the class's 8x8 grid that a hop in
-// direction d can land on (it has a piece to jump over); the masks are zero
-// wherever a shift would wrap around the grid, so one layer of the flood fill
-// is eight shift-and-mask operations. Pieces are filled two at a time, side
-// by side in the lanes of an SSE2 register (baseline x86-64), so that two
-// flood fills cost the instructions of one. (Four lanes in AVX2 registers
-// were measured too: no fewer instructions, since the deepest of four
-// pieces sets the number of layers, and no faster.)
+// A piece's jump chain stays in its parity class, an 8x8 grid in one word
+// (see square.h). `landing[c][d]` holds the empty squares of class c that a
+// hop in direction d can land on (it has a piece to jump over); the masks
+// are zero wherever a shift would wrap around the grid, so one layer of the
+// flood fill is eight shift-and-mask operations.
 //
-// For piece i (origin bit origins[i]), layer k (the squares whose fewest-hop
-// count is k) is written to out[first[i] + (k - 1) * stride[i]] for k = 1 ..
-// depth[i]. (Target lock is part of the landing masks.) Returns the number of
-// words of `out` used, at most count_rounded_up_to_lanes * (deepest + 1).
-int FloodFillClass(const std::uint64_t landing[kDirectionCount],
-                   const std::uint64_t* origins, int count, std::uint64_t* out,
-                   std::uint8_t* depth, std::uint16_t* first,
-                   std::uint16_t* stride);
+// Four lanes run in lockstep in two SSE2 registers (baseline x86-64), each
+// with the masks of its own piece's class, so pieces of different classes
+// share a group and the two registers give the CPU two independent chains.
+// Lane i starts from origins[i] (one bit; 0 leaves the lane idle) in class
+// classes[i]. Layer k of lane i (the squares whose fewest-hop count is k) is
+// written to out[4 * (k - 1) + i]. Returns the number of layers of the
+// deepest lane; a shallower lane's layers beyond its own depth are zero.
+int FloodFillQuad(const std::uint64_t (*landing)[kDirectionCount],
+                  const std::uint64_t origins[4], const std::uint8_t classes[4],
+                  std::uint64_t* out);
 
 }  // namespace halma
 

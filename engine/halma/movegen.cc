@@ -132,15 +132,56 @@ inline std::uint64_t Jumpers(const std::uint64_t* landing) {
   return HopSources(landing, ~0ULL);
 }
 
-inline Bitboard StepsOf(Square origin, const Bitboard& empty,
-                        const Bitboard& target_camp, std::uint64_t bit,
-                        std::uint64_t target) {
-  Bitboard steps = kStepMask[origin] & empty;
-  // Under target lock a piece in the target steps only inside it; selected
-  // with a mask rather than a branch (which piece is locked is data).
-  const std::uint64_t keep_all = (bit & target) == 0 ? ~0ULL : 0;
-  for (int c = 0; c < 4; ++c) steps.word[c] &= target_camp.word[c] | keep_all;
-  return steps;
+// Where the neighbour in direction d of a square of class c lies: in class
+// `to` at an offset of `shift` bits in that class's grid; `keep` holds the
+// squares of class c whose neighbour is on the grid.
+struct StepRule {
+  int to;
+  int shift;
+  std::uint64_t keep;
+};
+constexpr std::array<std::array<StepRule, kDirectionCount>, 4> MakeStepRules() {
+  std::array<std::array<StepRule, kDirectionCount>, 4> t{};
+  for (int c = 0; c < 4; ++c) {
+    const int px = c & 1, py = c >> 1;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      // Floor division of (parity + direction) by 2: the grid offset.
+      const int ox = (px + kDirX[d] + 2) / 2 - 1;
+      const int oy = (py + kDirY[d] + 2) / 2 - 1;
+      t[c][d].to = c ^ ((kDirY[d] & 1) << 1) ^ (kDirX[d] & 1);
+      t[c][d].shift = 8 * oy + ox;
+      t[c][d].keep = ShiftGrid(ShiftGrid(~0ULL, -ox, 0), 0, -oy);
+    }
+  }
+  return t;
+}
+constexpr auto kStepRules = MakeStepRules();
+
+// The steps of all of `movers` at once: steps[c][d] holds the movers of
+// class c whose neighbour in direction d is empty. Under target lock a piece
+// inside the target camp steps only to squares inside it.
+template <int kCls, std::size_t... kDirs>
+inline void ClassSteps(const Bitboard& empty, const Bitboard& target_camp,
+                       std::uint64_t mine, std::uint64_t* steps,
+                       std::index_sequence<kDirs...>) {
+  const std::uint64_t outside = ~target_camp.word[kCls];
+  (
+      [&] {
+        constexpr StepRule rule = kStepRules[kCls][kDirs];
+        steps[kDirs] =
+            mine & rule.keep & ShiftBits<-rule.shift>(empty.word[rule.to]) &
+            (outside | ShiftBits<-rule.shift>(target_camp.word[rule.to]));
+      }(),
+      ...);
+}
+inline void StepsOfAll(const Bitboard& empty, const Bitboard& target_camp,
+                       const Bitboard& movers,
+                       std::uint64_t steps[4][kDirectionCount]) {
+  constexpr auto kDirs = std::make_index_sequence<kDirectionCount>{};
+  ClassSteps<0>(empty, target_camp, movers.word[0], steps[0], kDirs);
+  ClassSteps<1>(empty, target_camp, movers.word[1], steps[1], kDirs);
+  ClassSteps<2>(empty, target_camp, movers.word[2], steps[2], kDirs);
+  ClassSteps<3>(empty, target_camp, movers.word[3], steps[3], kDirs);
 }
 
 // The pieces of `seat` that generation covers.
@@ -163,89 +204,92 @@ MoveSet& ScratchSet() {
   return set;
 }
 
-// Writes a fewest-hop path of `piece` to the square `dest_index` of its
+// Writes a fewest-hop path of `jumper` to the square `dest_index` of its
 // layer `hops`, origin first (hops + 1 squares), walking back one layer at a
 // time to a square that hops onto the current one.
 inline void WritePath(const MoveSet& set, const JumpBoard& board,
-                      const MoveSet::Piece& piece, int dest_index, int hops,
+                      const MoveSet::Jumper& jumper, int dest_index, int hops,
                       Square* path) {
-  const int cls = ClassOf(piece.origin);
+  const int cls = ClassOf(jumper.origin);
   const std::uint64_t* landing = board.landing[cls];
   std::uint64_t at = std::uint64_t{1} << dest_index;
   path[hops] = FromClass(cls, dest_index);
   for (int k = hops - 1; k >= 1; --k) {
-    const std::uint64_t sources = HopSources(landing, at) & set.Layer(piece, k);
+    const std::uint64_t sources =
+        HopSources(landing, at) & set.Layer(jumper, k);
     at = sources & (0 - sources);
     path[k] = FromClass(cls, std::countr_zero(at));
   }
-  path[0] = piece.origin;
+  path[0] = jumper.origin;
+}
+
+// GenerateMoveSet on a JumpBoard the caller keeps (for the paths).
+//
+// Nothing here branches on how the pieces lie (a mispredicted branch costs
+// as much as a few flood-fill layers), except the loop over groups of four
+// jumpers and the flood fill's own loop over layers.
+void FillMoveSet(const JumpBoard& board, const Bitboard& target_camp,
+                 const Bitboard& movers, MoveSet* set) {
+  StepsOfAll(board.empty_squares, target_camp, movers, set->steps);
+
+  // The pieces with a first hop, in class order.
+  std::uint64_t jumping[4];
+  int start[4];
+  int count = 0;
+  for (int c = 0; c < 4; ++c) {
+    jumping[c] = movers.word[c] & Jumpers(board.landing[c]);
+    start[c] = count;
+    count += std::popcount(jumping[c]);
+  }
+  alignas(16) std::uint64_t origins[kMaxPiecesPerSeat + 3];
+  std::uint8_t classes[kMaxPiecesPerSeat + 3];
+  // One flat loop over all of them; the class of the j-th comes from the
+  // counts, so a class boundary is not a branch.
+  int cls = 0;
+  std::uint64_t rest = jumping[0];
+  for (int j = 0; j < count; ++j) {
+    const int c = (j >= start[1]) + (j >= start[2]) + (j >= start[3]);
+    const std::uint64_t fresh = 0 - std::uint64_t(c != cls);
+    rest = (jumping[c] & fresh) | (rest & ~fresh);
+    cls = c;
+    const std::uint64_t bit = rest & (0 - rest);
+    rest ^= bit;
+    origins[j] = bit;
+    classes[j] = static_cast<std::uint8_t>(c);
+    set->jumpers[j].origin = FromClass(c, std::countr_zero(bit));
+  }
+  for (int j = count; j < count + 3; ++j) {
+    origins[j] = 0;
+    classes[j] = 0;
+  }
+  int used = 0;
+  for (int g = 0; g < count; g += 4) {
+    const int layers = FloodFillQuad(board.landing, origins + g, classes + g,
+                                     set->layers + used);
+    for (int i = 0; i < 4; ++i) {
+      set->jumpers[g + i].depth = static_cast<std::uint8_t>(layers);
+      set->jumpers[g + i].first = static_cast<std::uint16_t>(used + i);
+    }
+    used += MoveSet::kLayerStride * layers;
+  }
+  set->jumper_count = count;
 }
 
 }  // namespace
 
 int MoveSet::Count() const {
   int count = 0;
-  for (int p = 0; p < piece_count; ++p) {
-    count += pieces[p].steps.Count();
-    for (int k = 1; k <= pieces[p].depth; ++k) {
-      count += std::popcount(Layer(pieces[p], k));
+  for (int c = 0; c < 4; ++c) {
+    for (int d = 0; d < kDirectionCount; ++d)
+      count += std::popcount(steps[c][d]);
+  }
+  for (int j = 0; j < jumper_count; ++j) {
+    for (int k = 1; k <= jumpers[j].depth; ++k) {
+      count += std::popcount(Layer(jumpers[j], k));
     }
   }
   return count;
 }
-
-namespace {
-
-// GenerateMoveSet on a JumpBoard the caller keeps (for the paths).
-void FillMoveSet(const JumpBoard& board, const Bitboard& target_camp,
-                 const Bitboard& movers, MoveSet* set) {
-  int pieces = 0;
-  int used = 0;
-  for (int cls = 0; cls < 4; ++cls) {
-    const std::uint64_t mine = movers.word[cls];
-    if (mine == 0) continue;
-    const std::uint64_t* landing = board.landing[cls];
-    const std::uint64_t target = target_camp.word[cls];
-    const std::uint64_t jumping = mine & Jumpers(landing);
-    // Steps of every piece; the pieces with a first hop are collected for
-    // the flood fill.
-    std::uint64_t origins[64];
-    int jumpers[64];
-    int jumper_count = 0;
-    for (std::uint64_t w = mine; w != 0; w &= w - 1) {
-      const int index = std::countr_zero(w);
-      const std::uint64_t bit = std::uint64_t{1} << index;
-      MoveSet::Piece& piece = set->pieces[pieces];
-      piece.origin = FromClass(cls, index);
-      piece.depth = 0;
-      piece.first = 0;
-      piece.stride = 1;
-      piece.steps =
-          StepsOf(piece.origin, board.empty_squares, target_camp, bit, target);
-      // Branch-free append: whether a piece can jump is data.
-      origins[jumper_count] = bit;
-      jumpers[jumper_count] = pieces;
-      jumper_count += (bit & jumping) != 0;
-      ++pieces;
-    }
-    if (jumper_count == 0) continue;
-    std::uint8_t depth[64];
-    std::uint16_t first[64];
-    std::uint16_t stride[64];
-    const int words = FloodFillClass(landing, origins, jumper_count,
-                                     set->layers + used, depth, first, stride);
-    for (int j = 0; j < jumper_count; ++j) {
-      MoveSet::Piece& piece = set->pieces[jumpers[j]];
-      piece.depth = depth[j];
-      piece.first = static_cast<std::uint16_t>(used + first[j]);
-      piece.stride = stride[j];
-    }
-    used += words;
-  }
-  set->piece_count = pieces;
-}
-
-}  // namespace
 
 void GenerateMoveSet(const Variant& variant, const Position& position,
                      Seat seat, MoveSet* set, MoveFilter filter) {
@@ -276,22 +320,28 @@ void GenerateLegalMoves(const Variant& variant, const Position& position,
   MoveSet& set = ScratchSet();
   GenerateMoveSet(variant, position, seat, &set, filter);
   LegalMove* out = list->moves;
-  for (int p = 0; p < set.piece_count; ++p) {
-    const MoveSet::Piece& piece = set.pieces[p];
-    const Square origin = piece.origin;
-    // Steps: all eight candidates written, the empty ones kept (no branch
-    // per square, so no mispredicted loop exits).
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const Square to = kStepOrSelf[origin][d];
-      *out = LegalMove{origin, to, 0};
-      out += piece.steps.Test(to);
+  // Steps: per piece, all eight candidates written and the legal ones kept
+  // (no branch per square, so no mispredicted loop exits).
+  const Bitboard movers = Movers(position, seat, filter);
+  for (int c = 0; c < 4; ++c) {
+    const std::uint64_t* steps = set.steps[c];
+    for (std::uint64_t w = movers.word[c]; w != 0; w &= w - 1) {
+      const int index = std::countr_zero(w);
+      const Square origin = FromClass(c, index);
+      for (int d = 0; d < kDirectionCount; ++d) {
+        *out = LegalMove{origin, kStepOrSelf[origin][d], 0};
+        out += (steps[d] >> index) & 1;
+      }
     }
-    // Jumps: one pass over the union of the layers, the hop count read
-    // from bit planes, instead of one bit loop (and one unpredictable exit)
-    // per layer.
+  }
+  // Jumps: one pass over the union of the layers, the hop count read from
+  // bit planes, instead of one bit loop (and one unpredictable exit) per
+  // layer.
+  for (int j = 0; j < set.jumper_count; ++j) {
+    const MoveSet::Jumper& jumper = set.jumpers[j];
     std::uint64_t all = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;
-    for (int k = 1; k <= piece.depth; ++k) {
-      const std::uint64_t layer = set.Layer(piece, k);
+    for (int k = 1; k <= jumper.depth; ++k) {
+      const std::uint64_t layer = set.Layer(jumper, k);
       all |= layer;
       h0 |= layer & (0 - std::uint64_t(k & 1));
       h1 |= layer & (0 - std::uint64_t((k >> 1) & 1));
@@ -300,14 +350,14 @@ void GenerateLegalMoves(const Variant& variant, const Position& position,
       h4 |= layer & (0 - std::uint64_t((k >> 4) & 1));
       h5 |= layer & (0 - std::uint64_t((k >> 5) & 1));
     }
-    const int cls = ClassOf(origin);
+    const int cls = ClassOf(jumper.origin);
     for (; all != 0; all &= all - 1) {
       const int i = std::countr_zero(all);
       const int hops = int((h0 >> i) & 1) | int((h1 >> i) & 1) << 1 |
                        int((h2 >> i) & 1) << 2 | int((h3 >> i) & 1) << 3 |
                        int((h4 >> i) & 1) << 4 | int((h5 >> i) & 1) << 5;
-      *out++ =
-          LegalMove{origin, FromClass(cls, i), static_cast<std::uint8_t>(hops)};
+      *out++ = LegalMove{jumper.origin, FromClass(cls, i),
+                         static_cast<std::uint8_t>(hops)};
     }
   }
   list->size = static_cast<int>(out - list->moves);
@@ -323,23 +373,28 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
   FillMoveSet(board, target_camp, Movers(position, seat, filter), &set);
   int n = 0;
   int used = 0;
-  for (int p = 0; p < set.piece_count; ++p) {
-    const MoveSet::Piece& piece = set.pieces[p];
-    const Square origin = piece.origin;
-    ForEachSquare(piece.steps, [&](Square to) {
-      paths->offset[n] = used;
-      paths->squares[used++] = origin;
-      paths->squares[used++] = to;
-      list->moves[n++] = LegalMove{origin, to, 0};
-    });
-    const int cls = ClassOf(origin);
-    for (int k = 1; k <= piece.depth; ++k) {
-      for (std::uint64_t w = set.Layer(piece, k); w != 0; w &= w - 1) {
+  for (int c = 0; c < 4; ++c) {
+    for (int d = 0; d < kDirectionCount; ++d) {
+      for (std::uint64_t w = set.steps[c][d]; w != 0; w &= w - 1) {
+        const Square origin = FromClass(c, std::countr_zero(w));
+        const Square to = Neighbour(origin, d);
+        paths->offset[n] = used;
+        paths->squares[used++] = origin;
+        paths->squares[used++] = to;
+        list->moves[n++] = LegalMove{origin, to, 0};
+      }
+    }
+  }
+  for (int j = 0; j < set.jumper_count; ++j) {
+    const MoveSet::Jumper& jumper = set.jumpers[j];
+    const int cls = ClassOf(jumper.origin);
+    for (int k = 1; k <= jumper.depth; ++k) {
+      for (std::uint64_t w = set.Layer(jumper, k); w != 0; w &= w - 1) {
         const int index = std::countr_zero(w);
         paths->offset[n] = used;
-        WritePath(set, board, piece, index, k, paths->squares + used);
+        WritePath(set, board, jumper, index, k, paths->squares + used);
         used += k + 1;
-        list->moves[n++] = LegalMove{origin, FromClass(cls, index),
+        list->moves[n++] = LegalMove{jumper.origin, FromClass(cls, index),
                                      static_cast<std::uint8_t>(k)};
       }
     }
@@ -352,20 +407,14 @@ bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const Bitboard target_camp = TargetCampIfLocked(variant, seat);
   const JumpBoard board(variant, position, target_camp);
   const Bitboard movers = position.pieces[SeatIndex(seat)];
-  for (int cls = 0; cls < 4; ++cls) {
-    const std::uint64_t mine = movers.word[cls];
-    const std::uint64_t target = target_camp.word[cls];
-    if (mine & Jumpers(board.landing[cls])) return true;
-    for (std::uint64_t w = mine; w != 0; w &= w - 1) {
-      const int index = std::countr_zero(w);
-      if (StepsOf(FromClass(cls, index), board.empty_squares, target_camp,
-                  std::uint64_t{1} << index, target)
-              .Any()) {
-        return true;
-      }
-    }
+  std::uint64_t steps[4][kDirectionCount];
+  StepsOfAll(board.empty_squares, target_camp, movers, steps);
+  std::uint64_t any = 0;
+  for (int c = 0; c < 4; ++c) {
+    any |= movers.word[c] & Jumpers(board.landing[c]);
+    for (int d = 0; d < kDirectionCount; ++d) any |= steps[c][d];
   }
-  return false;
+  return any != 0;
 }
 
 int FewestHopPath(const Variant& variant, const Position& position,
@@ -386,16 +435,17 @@ int FewestHopPath(const Variant& variant, const Position& position,
   const int cls = ClassOf(origin);
   if (ClassOf(destination) != cls) return 0;
   MoveSet& set = ScratchSet();
-  const std::uint64_t bit = std::uint64_t{1} << ClassIndexOf(origin);
-  std::uint8_t depth;
-  std::uint16_t first, stride;
-  FloodFillClass(board.landing[cls], &bit, 1, set.layers, &depth, &first,
-                 &stride);
-  const MoveSet::Piece piece{origin, depth, first, stride, Bitboard{}};
+  const std::uint64_t origins[4] = {std::uint64_t{1} << ClassIndexOf(origin), 0,
+                                    0, 0};
+  const std::uint8_t classes[4] = {
+      static_cast<std::uint8_t>(cls), static_cast<std::uint8_t>(cls),
+      static_cast<std::uint8_t>(cls), static_cast<std::uint8_t>(cls)};
+  const int layers = FloodFillQuad(board.landing, origins, classes, set.layers);
+  const MoveSet::Jumper jumper{origin, static_cast<std::uint8_t>(layers), 0};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
-  for (int k = 1; k <= piece.depth; ++k) {
-    if (set.Layer(piece, k) & dest_bit) {
-      WritePath(set, board, piece, ClassIndexOf(destination), k, path);
+  for (int k = 1; k <= layers; ++k) {
+    if (set.Layer(jumper, k) & dest_bit) {
+      WritePath(set, board, jumper, ClassIndexOf(destination), k, path);
       return k + 1;
     }
   }

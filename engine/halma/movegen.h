@@ -39,44 +39,59 @@ struct MoveList {
 // The most pieces a seat can have: two camps of eight full rows fill a
 // 16x16 board.
 inline constexpr int kMaxPiecesPerSeat = 128;
-// Jump layers of all pieces. A piece has at most one layer per empty square
-// of its class, and a class's p pieces and e empty squares give
-// p * e <= 1024; pieces flood-filled two at a time may pad up to twice that.
-inline constexpr int kMaxLayerWords = 4 * 2 * 1024;
+// Jump layers of all pieces, flood-filled four at a time (flood_fill.h): a
+// group stores four words per layer of its deepest piece, so at most four
+// times the sum over pieces of (layers + 1). A piece has at most one layer
+// per empty square of its class, and a class's p pieces and e empty squares
+// give p * e <= 1024.
+inline constexpr int kMaxLayerWords = 4 * (4 * 1024 + kMaxPiecesPerSeat);
 
 // The legal-move set of one seat in bitboard form, which is how the engine
-// computes it: for every piece, the squares one step away and, layer by
-// layer, the squares its jump chains reach (layer k holds the destinations
-// whose fewest-hop count is k). Each (origin, destination) pair appears once.
+// computes it: the steps of all pieces as one mask per parity class and
+// direction, and for every piece that can jump, layer by layer, the squares
+// its jump chains reach (layer k holds the destinations whose fewest-hop
+// count is k). Each (origin, destination) pair appears once.
 struct MoveSet {
-  struct Piece {
+  struct Jumper {
     Square origin;
-    std::uint8_t depth;    // Number of jump layers.
-    std::uint16_t first;   // Index of layer 1 in `layers`.
-    std::uint16_t stride;  // Distance between its consecutive layers.
-    Bitboard steps;
+    // Layers stored. The piece was flood-filled with up to three others,
+    // so the last of them may be empty.
+    std::uint8_t depth;
+    std::uint16_t first;  // Index of layer 1 in `layers`.
   };
-  int piece_count = 0;
-  Piece pieces[kMaxPiecesPerSeat];
-  // Words of the 8x8 grid of the piece's parity class (see square.h): layer
-  // k of a piece is layers[first + (k - 1) * stride].
+  static constexpr int kLayerStride = 4;
+  // steps[c][d]: the pieces of class c (bits of its 8x8 grid, see
+  // square.h) whose neighbour in direction d is a legal step.
+  std::uint64_t steps[4][kDirectionCount];
+  int jumper_count = 0;
+  // Three spare entries for the idle lanes of the last group.
+  Jumper jumpers[kMaxPiecesPerSeat + 3];
+  // Words of the 8x8 grid of the piece's parity class: layer k of a jumper
+  // is layers[first + (k - 1) * kLayerStride].
   std::uint64_t layers[kMaxLayerWords];
 
-  std::uint64_t Layer(const Piece& piece, int k) const {
-    return layers[piece.first + (k - 1) * piece.stride];
+  std::uint64_t Layer(const Jumper& jumper, int k) const {
+    return layers[jumper.first + (k - 1) * kLayerStride];
   }
   // The number of legal moves (distinct origin, destination pairs).
   int Count() const;
   // Calls fn(origin, destination, hops) for every move.
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    for (int p = 0; p < piece_count; ++p) {
-      const Piece& piece = pieces[p];
-      ForEachSquare(piece.steps, [&](Square to) { fn(piece.origin, to, 0); });
-      const int cls = ClassOf(piece.origin);
-      for (int k = 1; k <= piece.depth; ++k) {
-        for (std::uint64_t w = Layer(piece, k); w != 0; w &= w - 1) {
-          fn(piece.origin, FromClass(cls, std::countr_zero(w)), k);
+    for (int c = 0; c < 4; ++c) {
+      for (int d = 0; d < kDirectionCount; ++d) {
+        for (std::uint64_t w = steps[c][d]; w != 0; w &= w - 1) {
+          const Square origin = FromClass(c, std::countr_zero(w));
+          fn(origin, Neighbour(origin, d), 0);
+        }
+      }
+    }
+    for (int j = 0; j < jumper_count; ++j) {
+      const Jumper& jumper = jumpers[j];
+      const int cls = ClassOf(jumper.origin);
+      for (int k = 1; k <= jumper.depth; ++k) {
+        for (std::uint64_t w = Layer(jumper, k); w != 0; w &= w - 1) {
+          fn(jumper.origin, FromClass(cls, std::countr_zero(w)), k);
         }
       }
     }

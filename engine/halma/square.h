@@ -41,6 +41,11 @@ inline constexpr int kDirectionCount = 8;
 inline constexpr int kDirX[kDirectionCount] = {1, 1, 0, -1, -1, -1, 0, 1};
 inline constexpr int kDirY[kDirectionCount] = {0, 1, 1, 1, 0, -1, -1, -1};
 
+// The square next to s in direction d; the caller knows it is on the board.
+inline constexpr Square Neighbour(Square s, int d) {
+  return MakeSquare(FileOf(s) + kDirX[d], RankOf(s) + kDirY[d]);
+}
+
 }  // namespace halma
 
 #endif  // HALMA_SQUARE_H_
