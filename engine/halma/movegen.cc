@@ -45,72 +45,36 @@ constexpr std::array<Bitboard, kSquareCount> MakeStepMasks() {
 }
 constexpr auto kStepMask = MakeStepMasks();
 
-// Where the landing squares of hops in direction d from class c come from:
-// the jumped square lies in the neighbouring class `over` at an offset of
-// (ox, oy) in that class's grid, so a hop from grid square S jumps over
-// over-square S + o and lands on S + d. The landing square is therefore the
-// jumped square moved by d - o, and `keep` holds the landing squares whose
-// source and jumped square lie on the grid (no wrap-around at an edge).
-struct LandingRule {
-  int over;
-  int shift;  // Bit shift d - o in the grid.
-  std::uint64_t keep;
-};
-constexpr std::array<std::array<LandingRule, kDirectionCount>, 4>
-MakeLandingRules() {
-  std::array<std::array<LandingRule, kDirectionCount>, 4> t{};
-  for (int c = 0; c < 4; ++c) {
-    const int px = c & 1, py = c >> 1;
-    for (int d = 0; d < kDirectionCount; ++d) {
-      const int dx = kDirX[d], dy = kDirY[d];
-      const int ox = dx == 0 ? 0 : (dx > 0 ? px : px - 1);
-      const int oy = dy == 0 ? 0 : (dy > 0 ? py : py - 1);
-      t[c][d].over = c ^ ((dy & 1) << 1) ^ (dx & 1);
-      t[c][d].shift = 8 * (dy - oy) + (dx - ox);
-      t[c][d].keep = ShiftGrid(ShiftGrid(~0ULL, -ox, -oy), dx, dy);
-    }
-  }
-  return t;
-}
-constexpr auto kLandingRules = MakeLandingRules();
-
 // Per-position data that every piece's jump closure reuses: for each parity
 // class c and direction d, landing[c][d] holds the empty squares that a hop
 // in direction d can land on, because it has a piece to jump over (see
-// flood_fill.h). Target lock is folded into the masks: a hop from inside the
-// mover's target camp may not land outside it, so a landing square outside
-// the target keeps only the directions whose source is outside it too. The
-// flood fill then needs no special case for the lock.
+// flood_fill.h). Target lock is part of the masks (move_masks.h), so the
+// flood fill needs no special case for it.
 struct JumpBoard {
   std::uint64_t landing[4][kDirectionCount];
   Bitboard empty_squares;
 
-  // `target_camp` is the mover's target camp under target lock, else empty.
   JumpBoard(const Variant& variant, const Position& position,
-            const Bitboard& target_camp) {
+            const MoveMasks& masks) {
     const Bitboard occupied = position.Occupied();
     empty_squares = variant.on_board & ~occupied;
-    Fill<0>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
-    Fill<1>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
-    Fill<2>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
-    Fill<3>(occupied, target_camp, std::make_index_sequence<kDirectionCount>{});
+    constexpr auto kDirs = std::make_index_sequence<kDirectionCount>{};
+    Fill<0>(occupied, masks, kDirs);
+    Fill<1>(occupied, masks, kDirs);
+    Fill<2>(occupied, masks, kDirs);
+    Fill<3>(occupied, masks, kDirs);
   }
 
  private:
   template <int kCls, std::size_t... kDirs>
-  void Fill(const Bitboard& occupied, const Bitboard& target_camp,
+  void Fill(const Bitboard& occupied, const MoveMasks& masks,
             std::index_sequence<kDirs...>) {
-    (FillOne<kCls, static_cast<int>(kDirs)>(occupied, target_camp), ...);
-  }
-  template <int kCls, int kDir>
-  void FillOne(const Bitboard& occupied, const Bitboard& target_camp) {
-    constexpr LandingRule rule = kLandingRules[kCls][kDir];
-    const std::uint64_t target = target_camp.word[kCls];
-    // Landings inside the target, or reached from outside it.
-    const std::uint64_t locked =
-        target == 0 ? ~0ULL : target | ShiftBits<GridShift(kDir)>(~target);
-    landing[kCls][kDir] = ShiftBits<rule.shift>(occupied.word[rule.over]) &
-                          rule.keep & empty_squares.word[kCls] & locked;
+    const std::uint64_t empty = empty_squares.word[kCls];
+    ((landing[kCls][kDirs] =
+          ShiftBits<kLandingRules[kCls][kDirs].shift>(
+              occupied.word[kLandingRules[kCls][kDirs].over]) &
+          empty & masks.landing[kCls][kDirs]),
+     ...);
   }
 };
 
@@ -132,56 +96,26 @@ inline std::uint64_t Jumpers(const std::uint64_t* landing) {
   return HopSources(landing, ~0ULL);
 }
 
-// Where the neighbour in direction d of a square of class c lies: in class
-// `to` at an offset of `shift` bits in that class's grid; `keep` holds the
-// squares of class c whose neighbour is on the grid.
-struct StepRule {
-  int to;
-  int shift;
-  std::uint64_t keep;
-};
-constexpr std::array<std::array<StepRule, kDirectionCount>, 4> MakeStepRules() {
-  std::array<std::array<StepRule, kDirectionCount>, 4> t{};
-  for (int c = 0; c < 4; ++c) {
-    const int px = c & 1, py = c >> 1;
-    for (int d = 0; d < kDirectionCount; ++d) {
-      // Floor division of (parity + direction) by 2: the grid offset.
-      const int ox = (px + kDirX[d] + 2) / 2 - 1;
-      const int oy = (py + kDirY[d] + 2) / 2 - 1;
-      t[c][d].to = c ^ ((kDirY[d] & 1) << 1) ^ (kDirX[d] & 1);
-      t[c][d].shift = 8 * oy + ox;
-      t[c][d].keep = ShiftGrid(ShiftGrid(~0ULL, -ox, 0), 0, -oy);
-    }
-  }
-  return t;
-}
-constexpr auto kStepRules = MakeStepRules();
-
 // The steps of all of `movers` at once: steps[c][d] holds the movers of
-// class c whose neighbour in direction d is empty. Under target lock a piece
-// inside the target camp steps only to squares inside it.
+// class c whose neighbour in direction d is empty (and, under target lock,
+// allowed).
 template <int kCls, std::size_t... kDirs>
-inline void ClassSteps(const Bitboard& empty, const Bitboard& target_camp,
+inline void ClassSteps(const Bitboard& empty, const MoveMasks& masks,
                        std::uint64_t mine, std::uint64_t* steps,
                        std::index_sequence<kDirs...>) {
-  const std::uint64_t outside = ~target_camp.word[kCls];
-  (
-      [&] {
-        constexpr StepRule rule = kStepRules[kCls][kDirs];
-        steps[kDirs] =
-            mine & rule.keep & ShiftBits<-rule.shift>(empty.word[rule.to]) &
-            (outside | ShiftBits<-rule.shift>(target_camp.word[rule.to]));
-      }(),
-      ...);
+  ((steps[kDirs] = mine & masks.step[kCls][kDirs] &
+                   ShiftBits<-kStepRules[kCls][kDirs].shift>(
+                       empty.word[kStepRules[kCls][kDirs].to])),
+   ...);
 }
-inline void StepsOfAll(const Bitboard& empty, const Bitboard& target_camp,
+inline void StepsOfAll(const Bitboard& empty, const MoveMasks& masks,
                        const Bitboard& movers,
                        std::uint64_t steps[4][kDirectionCount]) {
   constexpr auto kDirs = std::make_index_sequence<kDirectionCount>{};
-  ClassSteps<0>(empty, target_camp, movers.word[0], steps[0], kDirs);
-  ClassSteps<1>(empty, target_camp, movers.word[1], steps[1], kDirs);
-  ClassSteps<2>(empty, target_camp, movers.word[2], steps[2], kDirs);
-  ClassSteps<3>(empty, target_camp, movers.word[3], steps[3], kDirs);
+  ClassSteps<0>(empty, masks, movers.word[0], steps[0], kDirs);
+  ClassSteps<1>(empty, masks, movers.word[1], steps[1], kDirs);
+  ClassSteps<2>(empty, masks, movers.word[2], steps[2], kDirs);
+  ClassSteps<3>(empty, masks, movers.word[3], steps[3], kDirs);
 }
 
 // The pieces of `seat` that generation covers.
@@ -228,9 +162,9 @@ inline void WritePath(const MoveSet& set, const JumpBoard& board,
 // Nothing here branches on how the pieces lie (a mispredicted branch costs
 // as much as a few flood-fill layers), except the loop over groups of four
 // jumpers and the flood fill's own loop over layers.
-void FillMoveSet(const JumpBoard& board, const Bitboard& target_camp,
+void FillMoveSet(const JumpBoard& board, const MoveMasks& masks,
                  const Bitboard& movers, MoveSet* set) {
-  StepsOfAll(board.empty_squares, target_camp, movers, set->steps);
+  StepsOfAll(board.empty_squares, masks, movers, set->steps);
 
   // The pieces with a first hop, in class order.
   std::uint64_t jumping[4];
@@ -293,9 +227,9 @@ int MoveSet::Count() const {
 
 void GenerateMoveSet(const Variant& variant, const Position& position,
                      Seat seat, MoveSet* set, MoveFilter filter) {
-  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
-  const JumpBoard board(variant, position, target_camp);
-  FillMoveSet(board, target_camp, Movers(position, seat, filter), set);
+  const MoveMasks& masks = variant.MoveMasksOf(seat);
+  const JumpBoard board(variant, position, masks);
+  FillMoveSet(board, masks, Movers(position, seat, filter), set);
 }
 
 // kStepOrSelf[s][d]: the square next to s in direction d, or s itself off
@@ -367,10 +301,10 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
                                  const Position& position, Seat seat,
                                  MoveList* list, MovePaths* paths,
                                  MoveFilter filter) {
-  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
-  const JumpBoard board(variant, position, target_camp);
+  const MoveMasks& masks = variant.MoveMasksOf(seat);
+  const JumpBoard board(variant, position, masks);
   MoveSet& set = ScratchSet();
-  FillMoveSet(board, target_camp, Movers(position, seat, filter), &set);
+  FillMoveSet(board, masks, Movers(position, seat, filter), &set);
   int n = 0;
   int used = 0;
   for (int c = 0; c < 4; ++c) {
@@ -404,11 +338,11 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
 }
 
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
-  const Bitboard target_camp = TargetCampIfLocked(variant, seat);
-  const JumpBoard board(variant, position, target_camp);
+  const MoveMasks& masks = variant.MoveMasksOf(seat);
+  const JumpBoard board(variant, position, masks);
   const Bitboard movers = position.pieces[SeatIndex(seat)];
   std::uint64_t steps[4][kDirectionCount];
-  StepsOfAll(board.empty_squares, target_camp, movers, steps);
+  StepsOfAll(board.empty_squares, masks, movers, steps);
   std::uint64_t any = 0;
   for (int c = 0; c < 4; ++c) {
     any |= movers.word[c] & Jumpers(board.landing[c]);
@@ -422,9 +356,12 @@ int FewestHopPath(const Variant& variant, const Position& position,
                   Square path[kMaxPathSquares], bool ignore_target_lock) {
   Seat seat;
   if (!position.PieceAt(origin, &seat)) return 0;
+  static const MoveMasks kUnlocked = MakeMoveMasks(Bitboard{});
   const Bitboard target_camp =
       ignore_target_lock ? Bitboard{} : TargetCampIfLocked(variant, seat);
-  const JumpBoard board(variant, position, target_camp);
+  const JumpBoard board(
+      variant, position,
+      ignore_target_lock ? kUnlocked : variant.MoveMasksOf(seat));
   if (!board.empty_squares.Test(destination)) return 0;
   if (kStepMask[origin].Test(destination)) {
     if (target_camp.Test(origin) && !target_camp.Test(destination)) return 0;

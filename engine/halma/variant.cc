@@ -125,6 +125,9 @@ absl::StatusOr<Variant> MakeVariant(const VariantSpec& spec) {
   for (int c = 0; c < 4; ++c) {
     v.camp[c] = CampMask(n, spec.camp_rows, static_cast<Corner>(c));
   }
+  for (int c = 0; c < 4; ++c) {
+    v.move_masks[c] = MakeMoveMasks(spec.target_lock ? v.camp[c] : Bitboard{});
+  }
   // Camps in play: the home camps of the seats in play (their targets are
   // the opposite homes, also in play).
   static constexpr const char* kCornerNames[4] = {"south-west", "north-west",

@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "halma/bitboard.h"
+#include "halma/move_masks.h"
 #include "halma/seat.h"
 
 namespace halma {
@@ -34,12 +35,18 @@ struct Variant {
   int pieces_per_seat = 0;
   Bitboard on_board;
   Bitboard camp[kMaxSeats];  // Indexed by Corner.
+  // The step and hop masks of a mover whose target is that camp (indexed
+  // by Corner): the grid edges and, under target lock, the lock.
+  MoveMasks move_masks[kMaxSeats];
 
   const Bitboard& HomeCamp(Seat s) const {
     return camp[static_cast<int>(HomeCorner(s))];
   }
   const Bitboard& TargetCamp(Seat s) const {
     return camp[static_cast<int>(TargetCorner(s))];
+  }
+  const MoveMasks& MoveMasksOf(Seat s) const {
+    return move_masks[static_cast<int>(TargetCorner(s))];
   }
   // The next seat in play after `s` in turn order.
   Seat NextSeat(Seat s) const;
