@@ -2,9 +2,16 @@
 
 #include "halma/bitboard.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HALMA_HAVE_AVX2_KERNEL 1
+#endif
+
 namespace halma {
 namespace {
 
+// Baseline: four lanes in two 128-bit vectors (SSE2 on x86-64), two
+// independent dependency chains.
 using Lanes = std::uint64_t __attribute__((vector_size(16)));
 
 inline Lanes Expand(const Lanes* landing, Lanes f) {
@@ -18,11 +25,9 @@ inline Lanes Expand(const Lanes* landing, Lanes f) {
            (ShiftBits<GridShift(7)>(f) & landing[7])));
 }
 
-}  // namespace
-
-int FloodFillQuad(const std::uint64_t (*landing)[kDirectionCount],
-                  const std::uint64_t origins[4], const std::uint8_t classes[4],
-                  std::uint64_t* out) {
+int FloodFillQuadBaseline(const std::uint64_t (*landing)[kDirectionCount],
+                          const std::uint64_t origins[4],
+                          const std::uint8_t classes[4], std::uint64_t* out) {
   Lanes mask_a[kDirectionCount], mask_b[kDirectionCount];
   for (int d = 0; d < kDirectionCount; ++d) {
     mask_a[d] = Lanes{landing[classes[0]][d], landing[classes[1]][d]};
@@ -44,6 +49,135 @@ int FloodFillQuad(const std::uint64_t (*landing)[kDirectionCount],
     frontier_a = next_a;
     frontier_b = next_b;
   }
+}
+
+#ifdef HALMA_HAVE_AVX2_KERNEL
+
+template <int kShift>
+__attribute__((target("avx2"))) inline __m256i Shift4(__m256i f) {
+  if constexpr (kShift >= 0) {
+    return _mm256_slli_epi64(f, kShift);
+  } else {
+    return _mm256_srli_epi64(f, -kShift);
+  }
+}
+
+template <int kDir>
+__attribute__((target("avx2"))) inline __m256i Hop4(const __m256i* landing,
+                                                    __m256i f) {
+  return _mm256_and_si256(Shift4<GridShift(kDir)>(f), landing[kDir]);
+}
+
+__attribute__((target("avx2"))) inline __m256i Reach4(const __m256i* mask,
+                                                      __m256i f) {
+  return _mm256_or_si256(
+      _mm256_or_si256(_mm256_or_si256(Hop4<0>(mask, f), Hop4<1>(mask, f)),
+                      _mm256_or_si256(Hop4<2>(mask, f), Hop4<3>(mask, f))),
+      _mm256_or_si256(_mm256_or_si256(Hop4<4>(mask, f), Hop4<5>(mask, f)),
+                      _mm256_or_si256(Hop4<6>(mask, f), Hop4<7>(mask, f))));
+}
+
+__attribute__((target("avx2"))) inline void LaneMasks(
+    const std::uint64_t (*landing)[kDirectionCount],
+    const std::uint8_t classes[4], __m256i mask[kDirectionCount]) {
+  for (int d = 0; d < kDirectionCount; ++d) {
+    mask[d] = _mm256_set_epi64x(static_cast<long long>(landing[classes[3]][d]),
+                                static_cast<long long>(landing[classes[2]][d]),
+                                static_cast<long long>(landing[classes[1]][d]),
+                                static_cast<long long>(landing[classes[0]][d]));
+  }
+}
+
+// Eight lanes in two 256-bit registers: two independent chains.
+__attribute__((target("avx2"))) int FloodFillAvx2(
+    const std::uint64_t (*landing)[kDirectionCount],
+    const std::uint64_t origins[8], const std::uint8_t classes[8],
+    std::uint64_t* out) {
+  __m256i mask_a[kDirectionCount], mask_b[kDirectionCount];
+  LaneMasks(landing, classes, mask_a);
+  LaneMasks(landing, classes + 4, mask_b);
+  __m256i frontier_a =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(origins));
+  __m256i frontier_b =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(origins + 4));
+  __m256i visited_a = frontier_a, visited_b = frontier_b;
+  int k = 0;
+  for (;;) {
+    const __m256i next_a =
+        _mm256_andnot_si256(visited_a, Reach4(mask_a, frontier_a));
+    const __m256i next_b =
+        _mm256_andnot_si256(visited_b, Reach4(mask_b, frontier_b));
+    const __m256i any = _mm256_or_si256(next_a, next_b);
+    if (_mm256_testz_si256(any, any)) return k;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k), next_a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k + 4), next_b);
+    ++k;
+    visited_a = _mm256_or_si256(visited_a, next_a);
+    visited_b = _mm256_or_si256(visited_b, next_b);
+    frontier_a = next_a;
+    frontier_b = next_b;
+  }
+}
+
+bool CpuHasAvx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+
+#endif  // HALMA_HAVE_AVX2_KERNEL
+
+using QuadFn = int (*)(const std::uint64_t (*)[kDirectionCount],
+                       const std::uint64_t*, const std::uint8_t*,
+                       std::uint64_t*);
+
+FloodFillKernel BestKernel() {
+#ifdef HALMA_HAVE_AVX2_KERNEL
+  if (CpuHasAvx2()) return FloodFillKernel::kAvx2;
+#endif
+  return FloodFillKernel::kBaseline;
+}
+
+QuadFn KernelFunction(FloodFillKernel kernel) {
+#ifdef HALMA_HAVE_AVX2_KERNEL
+  if (kernel == FloodFillKernel::kAvx2) return FloodFillAvx2;
+#endif
+  return FloodFillQuadBaseline;
+}
+
+int KernelLanes(FloodFillKernel kernel) {
+  return kernel == FloodFillKernel::kAvx2 ? 8 : 4;
+}
+
+FloodFillKernel active_kernel = BestKernel();
+QuadFn active_function = KernelFunction(active_kernel);
+int active_lanes = KernelLanes(active_kernel);
+
+}  // namespace
+
+int FloodFillGroup(const std::uint64_t (*landing)[kDirectionCount],
+                   const std::uint64_t* origins, const std::uint8_t* classes,
+                   std::uint64_t* out) {
+  return active_function(landing, origins, classes, out);
+}
+
+int FloodFillLanes() { return active_lanes; }
+
+FloodFillKernel ActiveFloodFillKernel() { return active_kernel; }
+
+bool SetFloodFillKernel(FloodFillKernel kernel) {
+#ifdef HALMA_HAVE_AVX2_KERNEL
+  if (kernel == FloodFillKernel::kAvx2 && !CpuHasAvx2()) return false;
+#else
+  if (kernel == FloodFillKernel::kAvx2) return false;
+#endif
+  active_kernel = kernel;
+  active_function = KernelFunction(kernel);
+  active_lanes = KernelLanes(kernel);
+  return true;
+}
+
+const char* FloodFillKernelName(FloodFillKernel kernel) {
+  return kernel == FloodFillKernel::kAvx2 ? "avx2" : "baseline";
 }
 
 }  // namespace halma

@@ -7,7 +7,7 @@
 
 namespace halma {
 
-// Jump closures, breadth first, four pieces at a time.
+// Jump closures, breadth first, several pieces at a time.
 //
 // A piece's jump chain stays in its parity class, an 8x8 grid in one word
 // (see square.h). `landing[c][d]` holds the empty squares of class c that a
@@ -15,16 +15,34 @@ namespace halma {
 // are zero wherever a shift would wrap around the grid, so one layer of the
 // flood fill is eight shift-and-mask operations.
 //
-// Four lanes run in lockstep in two SSE2 registers (baseline x86-64), each
-// with the masks of its own piece's class, so pieces of different classes
-// share a group and the two registers give the CPU two independent chains.
+// FloodFillLanes() pieces (the lanes of a group) run in lockstep, each with
+// the masks of its own piece's class, so pieces of different classes share
+// a group; the lanes sit in two vector registers, two independent chains.
 // Lane i starts from origins[i] (one bit; 0 leaves the lane idle) in class
-// classes[i]. Layer k of lane i (the squares whose fewest-hop count is k) is
-// written to out[4 * (k - 1) + i]. Returns the number of layers of the
-// deepest lane; a shallower lane's layers beyond its own depth are zero.
-int FloodFillQuad(const std::uint64_t (*landing)[kDirectionCount],
-                  const std::uint64_t origins[4], const std::uint8_t classes[4],
-                  std::uint64_t* out);
+// classes[i]. With L lanes, layer k of lane i (the squares whose fewest-hop
+// count is k) is written to out[L * (k - 1) + i]. Returns the number of
+// layers of the deepest lane; a shallower lane's layers beyond its own depth
+// are zero.
+int FloodFillGroup(const std::uint64_t (*landing)[kDirectionCount],
+                   const std::uint64_t* origins, const std::uint8_t* classes,
+                   std::uint64_t* out);
+// 4 with the baseline kernel, 8 with AVX2.
+int FloodFillLanes();
+inline constexpr int kMaxFloodFillLanes = 8;
+
+// How FloodFillGroup runs. The baseline kernel uses two SSE2 registers
+// (every x86-64 CPU has SSE2; elsewhere the compiler's generic vectors).
+// The AVX2 kernel holds four lanes per register, eight in all, in about the
+// instructions SSE2 needs for four; it is compiled in with a function attribute
+// (the build stays plain -O2) and used only when the CPU reports AVX2.
+enum class FloodFillKernel { kBaseline, kAvx2 };
+
+// The kernel in use: AVX2 when the CPU has it, else the baseline.
+FloodFillKernel ActiveFloodFillKernel();
+// Pins a kernel (for tests and benchmarks); false, and no change, when this
+// CPU cannot run it. Not thread-safe: call before generating moves.
+bool SetFloodFillKernel(FloodFillKernel kernel);
+const char* FloodFillKernelName(FloodFillKernel kernel);
 
 }  // namespace halma
 

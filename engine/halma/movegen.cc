@@ -175,8 +175,8 @@ void FillMoveSet(const JumpBoard& board, const MoveMasks& masks,
     start[c] = count;
     count += std::popcount(jumping[c]);
   }
-  alignas(16) std::uint64_t origins[kMaxPiecesPerSeat + 3];
-  std::uint8_t classes[kMaxPiecesPerSeat + 3];
+  alignas(32) std::uint64_t origins[kMaxPiecesPerSeat + kMaxFloodFillLanes];
+  std::uint8_t classes[kMaxPiecesPerSeat + kMaxFloodFillLanes];
   // One flat loop over all of them; the class of the j-th comes from the
   // counts, so a class boundary is not a branch.
   int cls = 0;
@@ -192,21 +192,23 @@ void FillMoveSet(const JumpBoard& board, const MoveMasks& masks,
     classes[j] = static_cast<std::uint8_t>(c);
     set->jumpers[j].origin = FromClass(c, std::countr_zero(bit));
   }
-  for (int j = count; j < count + 3; ++j) {
+  const int lanes = FloodFillLanes();
+  for (int j = count; j < count + lanes - 1; ++j) {
     origins[j] = 0;
     classes[j] = 0;
   }
   int used = 0;
-  for (int g = 0; g < count; g += 4) {
-    const int layers = FloodFillQuad(board.landing, origins + g, classes + g,
-                                     set->layers + used);
-    for (int i = 0; i < 4; ++i) {
+  for (int g = 0; g < count; g += lanes) {
+    const int layers = FloodFillGroup(board.landing, origins + g, classes + g,
+                                      set->layers + used);
+    for (int i = 0; i < lanes; ++i) {
       set->jumpers[g + i].depth = static_cast<std::uint8_t>(layers);
       set->jumpers[g + i].first = static_cast<std::uint16_t>(used + i);
     }
-    used += MoveSet::kLayerStride * layers;
+    used += lanes * layers;
   }
   set->jumper_count = count;
+  set->layer_stride = lanes;
 }
 
 }  // namespace
@@ -372,12 +374,13 @@ int FewestHopPath(const Variant& variant, const Position& position,
   const int cls = ClassOf(origin);
   if (ClassOf(destination) != cls) return 0;
   MoveSet& set = ScratchSet();
-  const std::uint64_t origins[4] = {std::uint64_t{1} << ClassIndexOf(origin), 0,
-                                    0, 0};
-  const std::uint8_t classes[4] = {
-      static_cast<std::uint8_t>(cls), static_cast<std::uint8_t>(cls),
-      static_cast<std::uint8_t>(cls), static_cast<std::uint8_t>(cls)};
-  const int layers = FloodFillQuad(board.landing, origins, classes, set.layers);
+  std::uint64_t origins[kMaxFloodFillLanes] = {};
+  origins[0] = std::uint64_t{1} << ClassIndexOf(origin);
+  std::uint8_t classes[kMaxFloodFillLanes] = {};
+  classes[0] = static_cast<std::uint8_t>(cls);
+  const int layers =
+      FloodFillGroup(board.landing, origins, classes, set.layers);
+  set.layer_stride = FloodFillLanes();
   const MoveSet::Jumper jumper{origin, static_cast<std::uint8_t>(layers), 0};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
   for (int k = 1; k <= layers; ++k) {

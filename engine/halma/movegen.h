@@ -39,12 +39,12 @@ struct MoveList {
 // The most pieces a seat can have: two camps of eight full rows fill a
 // 16x16 board.
 inline constexpr int kMaxPiecesPerSeat = 128;
-// Jump layers of all pieces, flood-filled four at a time (flood_fill.h): a
-// group stores four words per layer of its deepest piece, so at most four
-// times the sum over pieces of (layers + 1). A piece has at most one layer
-// per empty square of its class, and a class's p pieces and e empty squares
-// give p * e <= 1024.
-inline constexpr int kMaxLayerWords = 4 * (4 * 1024 + kMaxPiecesPerSeat);
+// Jump layers of all pieces, flood-filled up to eight at a time
+// (flood_fill.h): a group stores one word per lane per layer of its deepest
+// piece, so at most eight times the sum over pieces of (layers + 1). A piece
+// has at most one layer per empty square of its class, and a class's p
+// pieces and e empty squares give p * e <= 1024.
+inline constexpr int kMaxLayerWords = 8 * (4 * 1024 + kMaxPiecesPerSeat);
 
 // The legal-move set of one seat in bitboard form, which is how the engine
 // computes it: the steps of all pieces as one mask per parity class and
@@ -54,24 +54,26 @@ inline constexpr int kMaxLayerWords = 4 * (4 * 1024 + kMaxPiecesPerSeat);
 struct MoveSet {
   struct Jumper {
     Square origin;
-    // Layers stored. The piece was flood-filled with up to three others,
+    // Layers stored. The piece was flood-filled with up to seven others,
     // so the last of them may be empty.
     std::uint8_t depth;
     std::uint16_t first;  // Index of layer 1 in `layers`.
   };
-  static constexpr int kLayerStride = 4;
+  // Words between consecutive layers of a jumper (the lanes of a flood
+  // fill group).
+  int layer_stride = 4;
   // steps[c][d]: the pieces of class c (bits of its 8x8 grid, see
   // square.h) whose neighbour in direction d is a legal step.
   std::uint64_t steps[4][kDirectionCount];
   int jumper_count = 0;
-  // Three spare entries for the idle lanes of the last group.
-  Jumper jumpers[kMaxPiecesPerSeat + 3];
+  // Spare entries for the idle lanes of the last group.
+  Jumper jumpers[kMaxPiecesPerSeat + 7];
   // Words of the 8x8 grid of the piece's parity class: layer k of a jumper
-  // is layers[first + (k - 1) * kLayerStride].
+  // is layers[first + (k - 1) * layer_stride].
   std::uint64_t layers[kMaxLayerWords];
 
   std::uint64_t Layer(const Jumper& jumper, int k) const {
-    return layers[jumper.first + (k - 1) * kLayerStride];
+    return layers[jumper.first + (k - 1) * layer_stride];
   }
   // The number of legal moves (distinct origin, destination pairs).
   int Count() const;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "halma/flood_fill.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
@@ -959,6 +960,26 @@ TEST(Differential, Classic16x16) {
 
 TEST(Differential, Classic16x16FourPlayer) {
   RunConfig(Preset("classic-16x16-4p", 1600, 0, 16164));
+}
+
+// The engine picks its flood-fill kernel at start-up (AVX2 where the CPU
+// has it, see flood_fill.h), so the tests above run that one; these run the
+// same presets with the baseline kernel pinned, 25,000 positions each.
+TEST(Differential, PresetsWithTheBaselineKernel) {
+  const FloodFillKernel saved = ActiveFloodFillKernel();
+  ASSERT_TRUE(SetFloodFillKernel(FloodFillKernel::kBaseline));
+  const std::pair<const char*, std::uint32_t> presets[] = {
+      {"brainking-8x8", 8082},
+      {"brainking-10x10", 10103},
+      {"iggamecenter-10x10", 10104},
+      {"classic-16x16", 16162},
+      {"classic-16x16-4p", 16165}};
+  for (const auto& [name, seed] : presets) {
+    Config c = Preset(name, 600, 0, seed);
+    c.min_positions = 25000;
+    RunConfig(c);
+  }
+  SetFloodFillKernel(saved);
 }
 
 // ---------------------------------------------------------------------------
