@@ -88,6 +88,27 @@ __attribute__((target("avx2"))) inline void LaneMasks(
   }
 }
 
+// Four lanes in one 256-bit register, for the last few pieces.
+__attribute__((target("avx2"))) int FloodFillQuadAvx2(
+    const std::uint64_t (*landing)[kDirectionCount],
+    const std::uint64_t origins[4], const std::uint8_t classes[4],
+    std::uint64_t* out) {
+  __m256i mask[kDirectionCount];
+  LaneMasks(landing, classes, mask);
+  __m256i frontier =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(origins));
+  __m256i visited = frontier;
+  int k = 0;
+  for (;;) {
+    const __m256i next = _mm256_andnot_si256(visited, Reach4(mask, frontier));
+    if (_mm256_testz_si256(next, next)) return k;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * k), next);
+    ++k;
+    visited = _mm256_or_si256(visited, next);
+    frontier = next;
+  }
+}
+
 // Eight lanes in two 256-bit registers: two independent chains.
 __attribute__((target("avx2"))) int FloodFillAvx2(
     const std::uint64_t (*landing)[kDirectionCount],
@@ -126,10 +147,6 @@ bool CpuHasAvx2() {
 
 #endif  // HALMA_HAVE_AVX2_KERNEL
 
-using QuadFn = int (*)(const std::uint64_t (*)[kDirectionCount],
-                       const std::uint64_t*, const std::uint8_t*,
-                       std::uint64_t*);
-
 FloodFillKernel BestKernel() {
 #ifdef HALMA_HAVE_AVX2_KERNEL
   if (CpuHasAvx2()) return FloodFillKernel::kAvx2;
@@ -137,30 +154,25 @@ FloodFillKernel BestKernel() {
   return FloodFillKernel::kBaseline;
 }
 
-QuadFn KernelFunction(FloodFillKernel kernel) {
-#ifdef HALMA_HAVE_AVX2_KERNEL
-  if (kernel == FloodFillKernel::kAvx2) return FloodFillAvx2;
-#endif
-  return FloodFillQuadBaseline;
-}
-
-int KernelLanes(FloodFillKernel kernel) {
-  return kernel == FloodFillKernel::kAvx2 ? 8 : 4;
-}
-
 FloodFillKernel active_kernel = BestKernel();
-QuadFn active_function = KernelFunction(active_kernel);
-int active_lanes = KernelLanes(active_kernel);
 
 }  // namespace
 
-int FloodFillGroup(const std::uint64_t (*landing)[kDirectionCount],
-                   const std::uint64_t* origins, const std::uint8_t* classes,
-                   std::uint64_t* out) {
-  return active_function(landing, origins, classes, out);
+int FloodFillGroupLanes(int remaining) {
+  return active_kernel == FloodFillKernel::kAvx2 && remaining > 4 ? 8 : 4;
 }
 
-int FloodFillLanes() { return active_lanes; }
+int FloodFillGroup(const std::uint64_t (*landing)[kDirectionCount],
+                   const std::uint64_t* origins, const std::uint8_t* classes,
+                   int lanes, std::uint64_t* out) {
+#ifdef HALMA_HAVE_AVX2_KERNEL
+  if (active_kernel == FloodFillKernel::kAvx2) {
+    return lanes == 8 ? FloodFillAvx2(landing, origins, classes, out)
+                      : FloodFillQuadAvx2(landing, origins, classes, out);
+  }
+#endif
+  return FloodFillQuadBaseline(landing, origins, classes, out);
+}
 
 FloodFillKernel ActiveFloodFillKernel() { return active_kernel; }
 
@@ -171,8 +183,6 @@ bool SetFloodFillKernel(FloodFillKernel kernel) {
   if (kernel == FloodFillKernel::kAvx2) return false;
 #endif
   active_kernel = kernel;
-  active_function = KernelFunction(kernel);
-  active_lanes = KernelLanes(kernel);
   return true;
 }
 

@@ -15,19 +15,23 @@ namespace halma {
 // are zero wherever a shift would wrap around the grid, so one layer of the
 // flood fill is eight shift-and-mask operations.
 //
-// FloodFillLanes() pieces (the lanes of a group) run in lockstep, each with
-// the masks of its own piece's class, so pieces of different classes share
-// a group; the lanes sit in two vector registers, two independent chains.
-// Lane i starts from origins[i] (one bit; 0 leaves the lane idle) in class
+// The pieces of a group (its lanes) run in lockstep, each with the masks of
+// its own piece's class, so pieces of different classes share a group. Lane
+// i starts from origins[i] (one bit; 0 leaves the lane idle) in class
 // classes[i]. With L lanes, layer k of lane i (the squares whose fewest-hop
 // count is k) is written to out[L * (k - 1) + i]. Returns the number of
 // layers of the deepest lane; a shallower lane's layers beyond its own depth
-// are zero.
+// are zero. A group ends with a data-dependent branch, which the CPU
+// mispredicts, so the fewer groups the better, as long as few lanes idle.
+//
+// `lanes` must be FloodFillGroupLanes(remaining) for the pieces left.
 int FloodFillGroup(const std::uint64_t (*landing)[kDirectionCount],
                    const std::uint64_t* origins, const std::uint8_t* classes,
-                   std::uint64_t* out);
-// 4 with the baseline kernel, 8 with AVX2.
-int FloodFillLanes();
+                   int lanes, std::uint64_t* out);
+// The lanes of a group taken from `remaining` pieces: 4 with the baseline
+// kernel (two SSE2 registers); with AVX2, 8 (two registers, two independent
+// chains) while more than four remain, else 4 (one register).
+int FloodFillGroupLanes(int remaining);
 inline constexpr int kMaxFloodFillLanes = 8;
 
 // How FloodFillGroup runs. The baseline kernel uses two SSE2 registers

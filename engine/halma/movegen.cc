@@ -175,7 +175,7 @@ void FillMoveSet(const JumpBoard& board, const MoveMasks& masks,
     start[c] = count;
     count += std::popcount(jumping[c]);
   }
-  alignas(32) std::uint64_t origins[kMaxPiecesPerSeat + kMaxFloodFillLanes];
+  std::uint64_t origins[kMaxPiecesPerSeat + kMaxFloodFillLanes];
   std::uint8_t classes[kMaxPiecesPerSeat + kMaxFloodFillLanes];
   // One flat loop over all of them; the class of the j-th comes from the
   // counts, so a class boundary is not a branch.
@@ -192,23 +192,25 @@ void FillMoveSet(const JumpBoard& board, const MoveMasks& masks,
     classes[j] = static_cast<std::uint8_t>(c);
     set->jumpers[j].origin = FromClass(c, std::countr_zero(bit));
   }
-  const int lanes = FloodFillLanes();
-  for (int j = count; j < count + lanes - 1; ++j) {
+  for (int j = count; j < count + kMaxFloodFillLanes - 1; ++j) {
     origins[j] = 0;
     classes[j] = 0;
   }
   int used = 0;
-  for (int g = 0; g < count; g += lanes) {
+  for (int g = 0; g < count;) {
+    const int lanes = FloodFillGroupLanes(count - g);
     const int layers = FloodFillGroup(board.landing, origins + g, classes + g,
-                                      set->layers + used);
+                                      lanes, set->layers + used);
     for (int i = 0; i < lanes; ++i) {
-      set->jumpers[g + i].depth = static_cast<std::uint8_t>(layers);
-      set->jumpers[g + i].first = static_cast<std::uint16_t>(used + i);
+      MoveSet::Jumper& jumper = set->jumpers[g + i];
+      jumper.depth = static_cast<std::uint8_t>(layers);
+      jumper.stride = static_cast<std::uint8_t>(lanes);
+      jumper.first = static_cast<std::uint16_t>(used + i);
     }
     used += lanes * layers;
+    g += lanes;
   }
   set->jumper_count = count;
-  set->layer_stride = lanes;
 }
 
 }  // namespace
@@ -378,10 +380,11 @@ int FewestHopPath(const Variant& variant, const Position& position,
   origins[0] = std::uint64_t{1} << ClassIndexOf(origin);
   std::uint8_t classes[kMaxFloodFillLanes] = {};
   classes[0] = static_cast<std::uint8_t>(cls);
+  const int lanes = FloodFillGroupLanes(1);
   const int layers =
-      FloodFillGroup(board.landing, origins, classes, set.layers);
-  set.layer_stride = FloodFillLanes();
-  const MoveSet::Jumper jumper{origin, static_cast<std::uint8_t>(layers), 0};
+      FloodFillGroup(board.landing, origins, classes, lanes, set.layers);
+  const MoveSet::Jumper jumper{origin, static_cast<std::uint8_t>(layers),
+                               static_cast<std::uint8_t>(lanes), 0};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
   for (int k = 1; k <= layers; ++k) {
     if (set.Layer(jumper, k) & dest_bit) {

@@ -57,11 +57,9 @@ struct MoveSet {
     // Layers stored. The piece was flood-filled with up to seven others,
     // so the last of them may be empty.
     std::uint8_t depth;
+    std::uint8_t stride;  // Words between its consecutive layers.
     std::uint16_t first;  // Index of layer 1 in `layers`.
   };
-  // Words between consecutive layers of a jumper (the lanes of a flood
-  // fill group).
-  int layer_stride = 4;
   // steps[c][d]: the pieces of class c (bits of its 8x8 grid, see
   // square.h) whose neighbour in direction d is a legal step.
   std::uint64_t steps[4][kDirectionCount];
@@ -69,11 +67,11 @@ struct MoveSet {
   // Spare entries for the idle lanes of the last group.
   Jumper jumpers[kMaxPiecesPerSeat + 7];
   // Words of the 8x8 grid of the piece's parity class: layer k of a jumper
-  // is layers[first + (k - 1) * layer_stride].
+  // is layers[first + (k - 1) * stride].
   std::uint64_t layers[kMaxLayerWords];
 
   std::uint64_t Layer(const Jumper& jumper, int k) const {
-    return layers[jumper.first + (k - 1) * layer_stride];
+    return layers[jumper.first + (k - 1) * jumper.stride];
   }
   // The number of legal moves (distinct origin, destination pairs).
   int Count() const;

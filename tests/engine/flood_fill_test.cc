@@ -49,11 +49,12 @@ class KernelScope {
   FloodFillKernel saved_;
 };
 
-void CheckKernel(FloodFillKernel kernel) {
+void CheckKernel(FloodFillKernel kernel, int remaining) {
   KernelScope scope;
   ASSERT_TRUE(SetFloodFillKernel(kernel));
   ASSERT_EQ(ActiveFloodFillKernel(), kernel);
-  const int lanes = FloodFillLanes();
+  const int lanes = FloodFillGroupLanes(remaining);
+  ASSERT_LE(lanes, kMaxFloodFillLanes);
   std::mt19937_64 rng(20261129);
   std::vector<std::uint64_t> out(kMaxFloodFillLanes * 65);
   for (int trial = 0; trial < 4000; ++trial) {
@@ -73,7 +74,8 @@ void CheckKernel(FloodFillKernel kernel) {
       // About one lane in six is idle.
       origins[i] = rng() % 6 == 0 ? 0 : std::uint64_t{1} << (rng() % 64);
     }
-    const int depth = FloodFillGroup(landing, origins, classes, out.data());
+    const int depth =
+        FloodFillGroup(landing, origins, classes, lanes, out.data());
     int deepest = 0;
     for (int i = 0; i < lanes; ++i) {
       const std::vector<std::uint64_t> want =
@@ -84,8 +86,8 @@ void CheckKernel(FloodFillKernel kernel) {
         const std::uint64_t expected =
             k <= static_cast<int>(want.size()) ? want[k - 1] : 0;
         ASSERT_EQ(out[lanes * (k - 1) + i], expected)
-            << FloodFillKernelName(kernel) << " trial " << trial << " lane "
-            << i << " layer " << k;
+            << FloodFillKernelName(kernel) << " lanes " << lanes << " trial "
+            << trial << " lane " << i << " layer " << k;
       }
     }
     ASSERT_EQ(depth, deepest) << "trial " << trial;
@@ -93,7 +95,8 @@ void CheckKernel(FloodFillKernel kernel) {
 }
 
 TEST(FloodFill, BaselineKernelMatchesBreadthFirstSearch) {
-  CheckKernel(FloodFillKernel::kBaseline);
+  CheckKernel(FloodFillKernel::kBaseline, 4);
+  CheckKernel(FloodFillKernel::kBaseline, 9);
 }
 
 TEST(FloodFill, Avx2KernelMatchesBreadthFirstSearchWhereAvailable) {
@@ -101,7 +104,8 @@ TEST(FloodFill, Avx2KernelMatchesBreadthFirstSearchWhereAvailable) {
   if (!SetFloodFillKernel(FloodFillKernel::kAvx2)) {
     GTEST_SKIP() << "this CPU has no AVX2";
   }
-  CheckKernel(FloodFillKernel::kAvx2);
+  CheckKernel(FloodFillKernel::kAvx2, 3);  // One register, four lanes.
+  CheckKernel(FloodFillKernel::kAvx2, 9);  // Two registers, eight lanes.
 }
 
 TEST(FloodFill, BestKernelIsActiveByDefault) {
@@ -113,7 +117,10 @@ TEST(FloodFill, BestKernelIsActiveByDefault) {
 #endif
   EXPECT_EQ(ActiveFloodFillKernel(),
             avx2 ? FloodFillKernel::kAvx2 : FloodFillKernel::kBaseline);
-  EXPECT_EQ(FloodFillLanes(), avx2 ? 8 : 4);
+  EXPECT_EQ(FloodFillGroupLanes(9), avx2 ? 8 : 4);
+  EXPECT_EQ(FloodFillGroupLanes(5), avx2 ? 8 : 4);
+  EXPECT_EQ(FloodFillGroupLanes(4), 4);
+  EXPECT_EQ(FloodFillGroupLanes(1), 4);
 }
 
 }  // namespace
