@@ -323,14 +323,31 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
       }
     }
   }
+  // Jumps, layer by layer: the path to a square of layer k is the path to
+  // one square of layer k - 1 that hops onto it (the lowest, as WritePath
+  // picks) and the square itself, so each path costs one HopSources and a
+  // copy rather than one HopSources per hop.
+  int path_at[64];  // Where the path to each grid square was written.
   for (int j = 0; j < set.jumper_count; ++j) {
     const MoveSet::Jumper& jumper = set.jumpers[j];
     const int cls = ClassOf(jumper.origin);
+    const std::uint64_t* landing = board.landing[cls];
     for (int k = 1; k <= jumper.depth; ++k) {
+      const std::uint64_t previous = k == 1 ? 0 : set.Layer(jumper, k - 1);
       for (std::uint64_t w = set.Layer(jumper, k); w != 0; w &= w - 1) {
         const int index = std::countr_zero(w);
+        Square* path = paths->squares + used;
+        if (k == 1) {
+          path[0] = jumper.origin;
+        } else {
+          const std::uint64_t sources =
+              HopSources(landing, std::uint64_t{1} << index) & previous;
+          std::copy_n(paths->squares + path_at[std::countr_zero(sources)], k,
+                      path);
+        }
+        path[k] = FromClass(cls, index);
+        path_at[index] = used;
         paths->offset[n] = used;
-        WritePath(set, board, jumper, index, k, paths->squares + used);
         used += k + 1;
         list->moves[n++] = LegalMove{jumper.origin, FromClass(cls, index),
                                      static_cast<std::uint8_t>(k)};
