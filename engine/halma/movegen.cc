@@ -360,15 +360,18 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
 
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const MoveMasks& masks = variant.MoveMasksOf(seat);
-  const JumpBoard board(variant, position, masks);
   const Bitboard movers = position.pieces[SeatIndex(seat)];
+  // Steps need only the empty squares, and nearly every position has one;
+  // the hop masks are built only when none does.
   std::uint64_t steps[4][kDirectionCount];
-  StepsOfAll(board.empty_squares, masks, movers, steps);
+  StepsOfAll(variant.on_board & ~position.Occupied(), masks, movers, steps);
   std::uint64_t any = 0;
   for (int c = 0; c < 4; ++c) {
-    any |= movers.word[c] & Jumpers(board.landing[c]);
     for (int d = 0; d < kDirectionCount; ++d) any |= steps[c][d];
   }
+  if (any != 0) return true;
+  const JumpBoard board(variant, position, masks);
+  for (int c = 0; c < 4; ++c) any |= movers.word[c] & Jumpers(board.landing[c]);
   return any != 0;
 }
 
