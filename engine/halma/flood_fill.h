@@ -36,9 +36,10 @@ inline constexpr int kMaxFloodFillLanes = 8;
 
 // How FloodFillGroup runs. The baseline kernel uses two SSE2 registers
 // (every x86-64 CPU has SSE2; elsewhere the compiler's generic vectors).
-// The AVX2 kernel holds four lanes per register, eight in all, in about the
-// instructions SSE2 needs for four; it is compiled in with a function attribute
-// (the build stays plain -O2) and used only when the CPU reports AVX2.
+// The AVX2 kernel holds four lanes per register in about the instructions
+// SSE2 needs for two. It is compiled with a function attribute (the build
+// stays plain -O2) and used only when the CPU reports AVX2, so one binary
+// runs on any x86-64 CPU.
 enum class FloodFillKernel { kBaseline, kAvx2 };
 
 // The kernel in use: AVX2 when the CPU has it, else the baseline.
