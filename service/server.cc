@@ -14,6 +14,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
+#include "halma/flood_fill.h"
 
 #ifndef HALMA_VERSION
 #define HALMA_VERSION "unknown"
@@ -188,7 +189,8 @@ std::string HalmaServer::ListeningLine() const {
       "; grace_period ", config_.grace_period_seconds, "s; max_connection_age ",
       Seconds(config_.max_connection_age_seconds),
       "; max_connection_age_grace ",
-      Seconds(config_.max_connection_age_grace_seconds), ")");
+      Seconds(config_.max_connection_age_grace_seconds), "; flood_fill ",
+      FloodFillKernelName(ActiveFloodFillKernel()), ")");
 }
 
 void HalmaServer::Shutdown(absl::Duration grace) {

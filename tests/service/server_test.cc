@@ -31,6 +31,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "halma/flood_fill.h"
 #include "halma/notation.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "nlohmann/json.hpp"
@@ -1135,6 +1136,11 @@ TEST(ConfigTest, ListeningLineAndPortChoice) {
   EXPECT_THAT(
       server->ListeningLine(),
       HasSubstr(absl::StrCat("max_record_moves ", kTestMaxRecordMoves)));
+  // Which flood-fill kernel the engine picked for this CPU (flood_fill.h).
+  EXPECT_THAT(
+      server->ListeningLine(),
+      HasSubstr(absl::StrCat(
+          "flood_fill ", FloodFillKernelName(ActiveFloodFillKernel()), ")")));
   EXPECT_EQ(server->ListeningLine().find('\n'), std::string::npos);
 
   // The port is taken: a second server fails instead of sharing it.
@@ -1184,7 +1190,7 @@ TEST(ConfigTest, EnvironmentOverridesDefaultsAndFlagsOverrideEnvironment) {
   EXPECT_FALSE(config.reflection);
   EXPECT_EQ(config.host, "127.0.0.1");
   EXPECT_EQ(config.max_memory_bytes, 5000000000);  // Beyond 32 bits.
-  EXPECT_EQ(config.grace_period_seconds, 10);  // Default: no variable.
+  EXPECT_EQ(config.grace_period_seconds, 10);      // Default: no variable.
 
   // An explicit flag wins over the variable.
   char arg0[] = "halma_server";
