@@ -18,13 +18,12 @@ constexpr std::array<std::array<std::int16_t, kDirectionCount>, kSquareCount>
 MakeNeighbourTable() {
   std::array<std::array<std::int16_t, kDirectionCount>, kSquareCount> t{};
   for (int s = 0; s < kSquareCount; ++s) {
-    const int x = FileOf(static_cast<Square>(s));
-    const int y = RankOf(static_cast<Square>(s));
+    const Square square = static_cast<Square>(s);
     for (int d = 0; d < kDirectionCount; ++d) {
-      const int nx = x + kDirX[d], ny = y + kDirY[d];
+      const int nx = FileOf(square) + kDirX[d], ny = RankOf(square) + kDirY[d];
       const bool inside =
           nx >= 0 && ny >= 0 && nx < kMaxBoardSize && ny < kMaxBoardSize;
-      t[s][d] = inside ? MakeSquare(nx, ny) : kNoSquare;
+      t[s][d] = inside ? Neighbour(square, d) : kNoSquare;
     }
   }
   return t;
