@@ -44,7 +44,9 @@ grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context,
 
 }  // namespace
 
-HalmaRulesService::HalmaRulesService(RulesOptions options) : options_(options) {
+HalmaRulesService::HalmaRulesService(RulesOptions options)
+    : options_(options),
+      adjudications_(std::max(1, options.max_concurrent_adjudications)) {
   for (const PresetTable::Entry& entry : PresetTable::Get().entries()) {
     const Variant& variant = entry.variant;
     v1::VariantInfo* info = variants_.add_variants();
@@ -66,25 +68,57 @@ grpc::ServerUnaryReactor* HalmaRulesService::ValidateMove(
     grpc::CallbackServerContext* context,
     const v1::ValidateMoveRequest* request,
     v1::ValidateMoveResponse* response) {
+  ConcurrencyLimit::Slot call = calls_.TryAcquire();
   return Finish(context, AnswerValidateMove(*request, response));
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::LegalMoves(
     grpc::CallbackServerContext* context, const v1::LegalMovesRequest* request,
     v1::LegalMovesResponse* response) {
+  ConcurrencyLimit::Slot call = calls_.TryAcquire();
   return Finish(context, AnswerLegalMoves(*request, response));
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
     grpc::CallbackServerContext* context, const v1::AdjudicateRequest* request,
     v1::AdjudicateResponse* response) {
-  return Finish(context, AnswerAdjudicate(*request, response));
+  ConcurrencyLimit::Slot call = calls_.TryAcquire();
+  // Replays are the one kind of call whose cost grows with the request, so
+  // only so many run at once; the rest are refused at once rather than
+  // queued, and health checks and the cheap calls keep their share of CPU.
+  ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
+  if (!slot) {
+    return Finish(context,
+                  absl::ResourceExhaustedError(absl::StrCat(
+                      "Adjudicate: ", adjudications_.limit(),
+                      " records are being replayed already, this server's "
+                      "limit (max_concurrent_adjudications); retry later")));
+  }
+  const absl::Time deadline =
+      std::min(absl::FromChrono(context->deadline()),
+               absl::Now() + options_.max_call_duration);
+  return Finish(context,
+                AnswerAdjudicate(*request, response, [&]() -> absl::Status {
+                  if (context->IsCancelled()) {
+                    return absl::CancelledError("Adjudicate: call cancelled");
+                  }
+                  if (absl::Now() > deadline) {
+                    return absl::DeadlineExceededError(absl::StrCat(
+                        "Adjudicate: deadline exceeded while replaying the "
+                        "record (the client's deadline, or this server's "
+                        "limit of ",
+                        absl::FormatDuration(options_.max_call_duration),
+                        ": max_call_seconds)"));
+                  }
+                  return absl::OkStatus();
+                }));
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::ListVariants(
     grpc::CallbackServerContext* context,
     const v1::ListVariantsRequest* request,
     v1::ListVariantsResponse* response) {
+  ConcurrencyLimit::Slot call = calls_.TryAcquire();
   return Finish(context, AnswerListVariants(*request, response));
 }
 
@@ -175,6 +209,12 @@ absl::Status HalmaRulesService::AnswerLegalMoves(
 absl::Status HalmaRulesService::AnswerAdjudicate(
     const v1::AdjudicateRequest& request,
     v1::AdjudicateResponse* response) const {
+  return AnswerAdjudicate(request, response, [] { return absl::OkStatus(); });
+}
+
+absl::Status HalmaRulesService::AnswerAdjudicate(
+    const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
+    absl::FunctionRef<absl::Status()> checkpoint) const {
   RequestBoard board;
   if (absl::Status status =
           ResolveBoard(request.variant(), request.start_position(),
@@ -194,8 +234,12 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
   const auto& moves = request.moves();
   absl::StatusOr<GameRecordResult> result = AdjudicateRecord(
       *variant, *start, moves.size(),
-      [&moves](int i) { return absl::string_view(moves.Get(i)); });
-  if (!result.ok()) return RecordErrorToProto(result.status());
+      [&moves](int i) { return absl::string_view(moves.Get(i)); },
+      checkpoint);
+  if (!result.ok()) {
+    if (!absl::IsInvalidArgument(result.status())) return result.status();
+    return RecordErrorToProto(result.status());
+  }
 
   StatusToProto(*variant, result->status, result->deciding_ply,
                 response->mutable_status());

@@ -7,18 +7,25 @@
 #ifndef HALMA_SERVICE_HALMA_RULES_SERVICE_H_
 #define HALMA_SERVICE_HALMA_RULES_SERVICE_H_
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/support/message_allocator.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/v1/halma.pb.h"
+#include "service/concurrency_limit.h"
 
 namespace halma::service {
 
 struct RulesOptions {
   // Longest game record Adjudicate accepts, in moves.
   int max_record_moves = 10000;
+  // Adjudicate calls replayed at once; more get RESOURCE_EXHAUSTED.
+  int max_concurrent_adjudications = 2;
+  // Longest a call may run: the client's deadline, when earlier, wins.
+  absl::Duration max_call_duration = absl::Seconds(10);
 };
 
 // Allocates each call's request and response on one protobuf arena, so that
@@ -83,11 +90,24 @@ class HalmaRulesService final : public v1::HalmaRules::CallbackService {
                                 v1::LegalMovesResponse* response) const;
   absl::Status AnswerAdjudicate(const v1::AdjudicateRequest& request,
                                 v1::AdjudicateResponse* response) const;
+  // The same, calling `checkpoint` every few dozen plies; a non-OK status
+  // from it (deadline, cancellation) ends the call with that status.
+  absl::Status AnswerAdjudicate(
+      const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
+      absl::FunctionRef<absl::Status()> checkpoint) const;
   absl::Status AnswerListVariants(const v1::ListVariantsRequest& request,
                                   v1::ListVariantsResponse* response) const;
 
+  // HalmaRules calls being answered now (for a graceful shutdown).
+  int calls_in_progress() const { return calls_.in_use(); }
+  const RulesOptions& options() const { return options_; }
+
  private:
   RulesOptions options_;
+  // Every call holds a slot of `calls_` (unbounded: it only counts);
+  // Adjudicate also holds one of `adjudications_`.
+  mutable ConcurrencyLimit calls_{1 << 30};
+  ConcurrencyLimit adjudications_;
   v1::ListVariantsResponse variants_;  // Built once: presets never change.
   ArenaMessageAllocator<v1::ValidateMoveRequest, v1::ValidateMoveResponse>
       validate_allocator_;

@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "service/server.h"
 #include "service/server_flags.h"
 
@@ -57,9 +58,10 @@ class SignalWatcher {
     thread_.join();
   }
 
-  // Blocks until the first SIGTERM or SIGINT; returns its number.
-  int WaitForShutdownSignal() {
-    first_.WaitForNotification();
+  // Blocks until the first SIGTERM or SIGINT (returns its number) or until
+  // `timeout` has passed (returns 0).
+  int WaitForShutdownSignal(absl::Duration timeout) {
+    if (!first_.WaitForNotificationWithTimeout(timeout)) return 0;
     return signal_.load();
   }
 
@@ -123,9 +125,21 @@ int main(int argc, char** argv) {
   }
   Log((*server)->ListeningLine());
 
-  const int sig = watcher.WaitForShutdownSignal();
+  int sig = 0;
+  while ((sig = watcher.WaitForShutdownSignal(absl::Milliseconds(200))) == 0) {
+    // The front proxy is the port clients reach: without it the server is
+    // useless, so it exits and lets its supervisor (Kubernetes) restart it.
+    halma::service::FrontProxy* front = (*server)->front_proxy();
+    if (front != nullptr && front->Exited()) {
+      Log(absl::StrCat("halma_server: the front proxy exited (wait status ",
+                       front->exit_status(), "), stopping"));
+      (*server)->Shutdown(absl::ZeroDuration());
+      return 1;
+    }
+  }
   Log(absl::StrCat("halma_server: ", strsignal(sig),
-                   ", shutting down (grace period ",
+                   ", shutting down (NOT_SERVING for ",
+                   config->shutdown_delay_seconds, "s, then grace period ",
                    config->grace_period_seconds, "s)"));
   (*server)->Shutdown();
   (*server)->Wait();

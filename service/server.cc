@@ -2,14 +2,17 @@
 
 #include <grpcpp/resource_quota.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/impl/server_builder_option.h"
@@ -78,6 +81,17 @@ std::string Seconds(int seconds) {
   return seconds == 0 ? "off" : absl::StrCat(seconds, "s");
 }
 
+// Streams per backend connection when the front proxy is in use (it opens
+// more connections as needed): gRPC's default is unlimited.
+constexpr int kBackendStreamsPerConnection = 100;
+
+int ConcurrentAdjudications(const ServerConfig& config) {
+  if (config.max_concurrent_adjudications > 0) {
+    return config.max_concurrent_adjudications;
+  }
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
 const char* Version() { return HALMA_VERSION; }
@@ -108,6 +122,24 @@ absl::Status ValidateConfig(const ServerConfig& config) {
                       config.max_connection_age_seconds, 0, kMaxSeconds),
            CheckRange("max_connection_age_grace_seconds",
                       config.max_connection_age_grace_seconds, 0, kMaxSeconds),
+           CheckRange("max_concurrent_streams", config.max_concurrent_streams,
+                      1, 1 << 20),
+           CheckRange("max_connections", config.max_connections, 1, 1 << 20),
+           CheckRange("idle_timeout_seconds", config.idle_timeout_seconds, 1,
+                      kMaxSeconds),
+           CheckRange("handshake_timeout_seconds",
+                      config.handshake_timeout_seconds, 1, kMaxSeconds),
+           CheckRange("stream_read_timeout_seconds",
+                      config.stream_read_timeout_seconds, 1, kMaxSeconds),
+           CheckRange("max_metadata_bytes", config.max_metadata_bytes, 1024,
+                      1 << 20),
+           CheckRange("max_call_seconds", config.max_call_seconds, 1,
+                      kMaxSeconds),
+           CheckRange("max_concurrent_adjudications",
+                      config.max_concurrent_adjudications, 0, 1 << 16),
+           CheckRange("shutdown_delay_seconds", config.shutdown_delay_seconds,
+                      0, kMaxSeconds),
+           CheckRange("backend_port", config.backend_port, 0, 65535),
        }) {
     if (!status.ok()) return status;
   }
@@ -118,7 +150,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   return absl::OkStatus();
 }
 
-HalmaServer::HalmaServer(const ServerConfig& config) : config_(config) {}
+HalmaServer::HalmaServer(const ServerConfig& config)
+    : config_(config),
+      shutdown_delay_(absl::Seconds(config.shutdown_delay_seconds)) {}
 
 absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
     const ServerConfig& config) {
@@ -137,19 +171,44 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
     credentials = grpc::SslServerCredentials(options);
   }
 
+  const bool front = !config.front_proxy.empty();
   std::unique_ptr<HalmaServer> server(new HalmaServer(config));
   server->health_ = std::make_unique<HealthService>();
-  server->rules_ = std::make_unique<HalmaRulesService>(
-      RulesOptions{.max_record_moves = config.max_record_moves});
+  server->rules_ = std::make_unique<HalmaRulesService>(RulesOptions{
+      .max_record_moves = config.max_record_moves,
+      .max_concurrent_adjudications = ConcurrentAdjudications(config),
+      .max_call_duration = absl::Seconds(config.max_call_seconds)});
 
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(JoinHostPort(config.host, config.port), credentials,
-                           &server->port_);
+  // Behind the front proxy gRPC listens on loopback only, in plaintext: the
+  // proxy terminates TLS.
+  const std::string grpc_address =
+      front ? JoinHostPort("127.0.0.1", config.backend_port)
+            : JoinHostPort(config.host, config.port);
+  builder.AddListeningPort(
+      grpc_address, front ? grpc::InsecureServerCredentials() : credentials,
+      &server->grpc_port_);
   builder.RegisterService(server->rules_.get());
   builder.RegisterService(server->health_.get());
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   // A second server on the same port must fail, not share it silently.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Behind the proxy, one backend connection carries the streams of many
+  // clients (the proxy opens more connections as needed), so the per-client
+  // bound is the proxy's.
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             front ? kBackendStreamsPerConnection
+                                   : config.max_concurrent_streams);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                             config.idle_timeout_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             config.handshake_timeout_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE,
+                             config.max_metadata_bytes);
+  // Ping idle clients now and then, so that connections to peers that
+  // vanished without a FIN are closed instead of held for hours.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60 * 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20 * 1000);
   if (config.max_connection_age_seconds > 0) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
                                config.max_connection_age_seconds * 1000);
@@ -165,10 +224,32 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   }
   builder.SetOption(std::make_unique<ReflectionOption>(config.reflection));
   server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
+  if (server->server_ == nullptr || server->grpc_port_ == 0) {
     return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", JoinHostPort(config.host, config.port),
+        "cannot listen on ", grpc_address,
         " (address in use, or not an address of this host?)"));
+  }
+  server->port_ = server->grpc_port_;
+  if (front) {
+    absl::StatusOr<std::unique_ptr<FrontProxy>> proxy =
+        FrontProxy::Start(FrontProxyOptions{
+            .binary = config.front_proxy,
+            .listen_host = config.host,
+            .listen_port = config.port,
+            .backend_port = server->grpc_port_,
+            .tls_cert = config.tls_cert,
+            .tls_key = config.tls_key,
+            .max_connections = config.max_connections,
+            .max_concurrent_streams = config.max_concurrent_streams,
+            .idle_timeout_seconds = config.idle_timeout_seconds,
+            .handshake_timeout_seconds = config.handshake_timeout_seconds,
+            .stream_read_timeout_seconds = config.stream_read_timeout_seconds,
+            .max_metadata_bytes = config.max_metadata_bytes,
+            .backend_timeout_seconds = config.max_call_seconds + 5,
+        });
+    if (!proxy.ok()) return proxy.status();
+    server->front_ = *std::move(proxy);
+    server->port_ = server->front_->port();
   }
   server->health_->SetServingStatus("", true);
   server->health_->SetServingStatus(v1::HalmaRules::service_full_name(), true);
@@ -176,17 +257,34 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
 }
 
 HalmaServer::~HalmaServer() {
+  shutdown_delay_ = absl::ZeroDuration();
   if (server_ != nullptr) Shutdown(absl::ZeroDuration());
 }
 
 std::string HalmaServer::ListeningLine() const {
+  const std::string front =
+      front_ == nullptr
+          ? std::string("off")
+          : absl::StrCat(config_.front_proxy, " -> 127.0.0.1:", grpc_port_);
   return absl::StrCat(
       "halma_server listening on ", address(), " (version ", Version(),
       "; tls ", OnOff(!config_.tls_cert.empty()), "; reflection ",
-      OnOff(config_.reflection), "; max_message_bytes ",
-      config_.max_message_bytes, "; max_record_moves ",
-      config_.max_record_moves, "; max_memory_bytes ", config_.max_memory_bytes,
-      "; grace_period ", config_.grace_period_seconds, "s; max_connection_age ",
+      OnOff(config_.reflection), "; front_proxy ", front,
+      "; max_message_bytes ", config_.max_message_bytes, "; max_record_moves ",
+      config_.max_record_moves, "; max_concurrent_adjudications ",
+      rules_->options().max_concurrent_adjudications, "; max_call ",
+      config_.max_call_seconds, "s; max_concurrent_streams ",
+      config_.max_concurrent_streams, "; max_connections ",
+      front_ == nullptr ? std::string("unlimited (no front proxy)")
+                        : absl::StrCat(config_.max_connections),
+      "; max_metadata_bytes ", config_.max_metadata_bytes, "; idle_timeout ",
+      config_.idle_timeout_seconds, "s; handshake_timeout ",
+      config_.handshake_timeout_seconds, "s; stream_read_timeout ",
+      front_ == nullptr ? std::string("off (no front proxy)")
+                        : Seconds(config_.stream_read_timeout_seconds),
+      "; max_memory_bytes ", config_.max_memory_bytes, "; shutdown_delay ",
+      config_.shutdown_delay_seconds, "s; grace_period ",
+      config_.grace_period_seconds, "s; max_connection_age ",
       Seconds(config_.max_connection_age_seconds),
       "; max_connection_age_grace ",
       Seconds(config_.max_connection_age_grace_seconds), "; flood_fill ",
@@ -195,9 +293,39 @@ std::string HalmaServer::ListeningLine() const {
 
 void HalmaServer::Shutdown(absl::Duration grace) {
   std::call_once(shutdown_once_, [&] {
+    // 1. Health says NOT_SERVING (Watch streams are told) while everything
+    //    is still served, for the shutdown delay: load balancers and
+    //    readiness probes move traffic away before the listener closes.
+    health_->SetServingStatus("", false);
+    health_->SetServingStatus(v1::HalmaRules::service_full_name(), false);
+    absl::SleepFor(shutdown_delay_);
+    const absl::Time deadline = absl::Now() + grace;
+    if (front_ != nullptr) DrainFront(deadline);
+    // 2. gRPC stops listening and lets the calls it holds finish until the
+    //    deadline. Behind the front proxy nothing new can arrive by now.
     health_->Shutdown();
-    server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+    server_->Shutdown(absl::ToChronoTime(deadline));
   });
+}
+
+void HalmaServer::DrainFront(absl::Time deadline) {
+  // The proxy closes its listener and sends GOAWAY; streams already open
+  // go on, so every call whose request has arrived is answered. A stream
+  // still uploading (or stalled) gets at most the stream read timeout: once
+  // that has passed and no call is being answered, the proxy is stopped, so
+  // that a slow client cannot hold the shutdown for the whole grace period.
+  front_->BeginDrain();
+  const absl::Time uploads_end =
+      std::min(deadline,
+               absl::Now() + absl::Seconds(config_.stream_read_timeout_seconds));
+  while (!front_->WaitForExit(absl::Now() + absl::Milliseconds(20))) {
+    const absl::Time now = absl::Now();
+    if (now >= deadline ||
+        (now >= uploads_end && rules_->calls_in_progress() == 0)) {
+      break;
+    }
+  }
+  front_->Stop();
 }
 
 }  // namespace halma::service

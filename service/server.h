@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "service/front_proxy.h"
 #include "service/halma_rules_service.h"
 #include "service/health.h"
 
@@ -26,7 +27,7 @@ struct ServerConfig {
   // TCP port; 0 picks a free port (see HalmaServer::port()).
   int port = 50051;
   // Largest request gRPC accepts; larger ones fail with RESOURCE_EXHAUSTED.
-  int max_message_bytes = 4 * 1024 * 1024;
+  int max_message_bytes = 256 * 1024;
   // Longest game record Adjudicate accepts (INVALID_ARGUMENT beyond).
   int max_record_moves = 10000;
   // How long in-flight calls may run on after a shutdown begins.
@@ -38,6 +39,42 @@ struct ServerConfig {
   // Memory gRPC may use for requests in flight (its resource quota); 0 =
   // unlimited. Without it, concurrent large requests are all buffered.
   std::int64_t max_memory_bytes = 0;
+  // --- Limits on connections, calls and work (docs/security.md) ---
+  // Streams (calls) one client connection may have open at once; gRPC's
+  // MAX_CONCURRENT_STREAMS setting, or the front proxy's.
+  int max_concurrent_streams = 32;
+  // Client connections open at once (front proxy only: gRPC 1.51 has no
+  // such limit of its own).
+  int max_connections = 256;
+  // A connection with no call open is closed after this long.
+  int idle_timeout_seconds = 60;
+  // A new connection must have sent its HTTP/2 preface (and, with TLS,
+  // finished its handshake) within this time.
+  int handshake_timeout_seconds = 5;
+  // A call whose request body makes no progress for this long is reset
+  // (front proxy only: gRPC 1.51 waits for a body for ever).
+  int stream_read_timeout_seconds = 5;
+  // Largest request header block (metadata), in bytes.
+  int max_metadata_bytes = 16 * 1024;
+  // Longest a call may run when the client sends no (or a longer)
+  // deadline; Adjudicate stops mid-record with DEADLINE_EXCEEDED.
+  int max_call_seconds = 10;
+  // Adjudicate calls being replayed at once; more get RESOURCE_EXHAUSTED.
+  // 0 = the number of CPUs.
+  int max_concurrent_adjudications = 0;
+  // --- Shutdown ---
+  // After SIGTERM, how long health answers NOT_SERVING while every call is
+  // still served, before the listener closes (lets load balancers move
+  // away first).
+  int shutdown_delay_seconds = 0;
+  // --- Front proxy ---
+  // Path of nghttpx (Debian's nghttp2-proxy): when set, nghttpx listens on
+  // host:port and forwards to gRPC on 127.0.0.1:backend_port. It holds the
+  // HTTP/2 limits that gRPC 1.51 lacks (rapid reset, stalled streams,
+  // connection count).
+  std::string front_proxy;
+  // gRPC's own port on 127.0.0.1 behind the front proxy; 0 picks one.
+  int backend_port = 0;
   // Serve grpc.reflection.v1alpha.ServerReflection.
   bool reflection = true;
   // PEM files of the server's certificate chain and private key: both for
@@ -72,17 +109,26 @@ class HalmaServer {
   std::string address() const { return JoinHostPort(config_.host, port_); }
   const ServerConfig& config() const { return config_; }
   HealthService& health() { return *health_; }
+  HalmaRulesService& rules() { return *rules_; }
+  // The front proxy, or null when gRPC listens itself.
+  FrontProxy* front_proxy() { return front_.get(); }
   grpc::Server& grpc_server() { return *server_; }
 
   // The start-up line: "halma_server listening on HOST:PORT (version ...,
   // settings ...)", without a newline.
   std::string ListeningLine() const;
 
-  // Graceful shutdown: health turns NOT_SERVING (Watch streams are told and
-  // ended), new calls are refused, in-flight calls may finish until
-  // now + grace, after which they are cancelled. Blocks until done.
-  // Idempotent: later calls return at once.
+  // Graceful shutdown: health turns NOT_SERVING at once (Watch streams are
+  // told) and everything is still served for the shutdown delay; then the
+  // listener closes, new calls are refused, and calls in flight may finish
+  // until the end of the delay + grace, after which they are cancelled.
+  // With the front proxy, calls whose request has arrived all finish; a
+  // request still uploading gets at most stream_read_timeout_seconds.
+  // Blocks until done. Idempotent: later calls return at once.
   void Shutdown(absl::Duration grace);
+  // The time health says NOT_SERVING before the listener closes (the
+  // configured shutdown_delay_seconds; tests may shorten it).
+  void set_shutdown_delay(absl::Duration delay) { shutdown_delay_ = delay; }
   // Shutdown with the configured grace period.
   void Shutdown() { Shutdown(absl::Seconds(config_.grace_period_seconds)); }
   // Blocks until the server has shut down.
@@ -91,8 +137,13 @@ class HalmaServer {
  private:
   explicit HalmaServer(const ServerConfig& config);
 
+  void DrainFront(absl::Time deadline);
+
   ServerConfig config_;
-  int port_ = 0;
+  absl::Duration shutdown_delay_;
+  int port_ = 0;       // Where clients connect.
+  int grpc_port_ = 0;  // gRPC's own port (= port_ without a front proxy).
+  std::unique_ptr<FrontProxy> front_;
   std::unique_ptr<HealthService> health_;
   std::unique_ptr<HalmaRulesService> rules_;
   std::unique_ptr<grpc::Server> server_;

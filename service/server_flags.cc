@@ -16,7 +16,7 @@ ABSL_FLAG(std::string, host, "0.0.0.0",
 ABSL_FLAG(int, port, 50051,
           "TCP port; 0 picks a free port and prints it in the start-up line. "
           "Env: HALMA_PORT.");
-ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
+ABSL_FLAG(int, max_message_bytes, 256 * 1024,
           "Largest request accepted, in bytes; larger requests fail with "
           "RESOURCE_EXHAUSTED. Env: HALMA_MAX_MESSAGE_BYTES.");
 ABSL_FLAG(int, max_record_moves, 10000,
@@ -36,6 +36,44 @@ ABSL_FLAG(int, max_connection_age_grace_seconds, 0,
           "Time in-flight calls get on a connection closed for its age; 0 = "
           "gRPC's default (unlimited). Env: "
           "HALMA_MAX_CONNECTION_AGE_GRACE_SECONDS.");
+ABSL_FLAG(int, max_concurrent_streams, 32,
+          "Calls one client connection may have open at once (HTTP/2 "
+          "MAX_CONCURRENT_STREAMS). Env: HALMA_MAX_CONCURRENT_STREAMS.");
+ABSL_FLAG(int, max_connections, 256,
+          "Client connections open at once; needs --front_proxy. Env: "
+          "HALMA_MAX_CONNECTIONS.");
+ABSL_FLAG(int, idle_timeout_seconds, 60,
+          "Close a connection that has had no call for this long. Env: "
+          "HALMA_IDLE_TIMEOUT_SECONDS.");
+ABSL_FLAG(int, handshake_timeout_seconds, 5,
+          "Close a new connection that has not sent its HTTP/2 preface (and "
+          "finished TLS) within this time. Env: "
+          "HALMA_HANDSHAKE_TIMEOUT_SECONDS.");
+ABSL_FLAG(int, stream_read_timeout_seconds, 5,
+          "Reset a call whose request body makes no progress for this long; "
+          "needs --front_proxy. Env: HALMA_STREAM_READ_TIMEOUT_SECONDS.");
+ABSL_FLAG(int, max_metadata_bytes, 16 * 1024,
+          "Largest request header block (metadata), in bytes. Env: "
+          "HALMA_MAX_METADATA_BYTES.");
+ABSL_FLAG(int, max_call_seconds, 10,
+          "Longest a call may run when the client's deadline is later or "
+          "absent; Adjudicate stops with DEADLINE_EXCEEDED. Env: "
+          "HALMA_MAX_CALL_SECONDS.");
+ABSL_FLAG(int, max_concurrent_adjudications, 0,
+          "Adjudicate calls replayed at once; more get RESOURCE_EXHAUSTED. "
+          "0 = the number of CPUs. Env: HALMA_MAX_CONCURRENT_ADJUDICATIONS.");
+ABSL_FLAG(int, shutdown_delay_seconds, 0,
+          "On SIGTERM, how long health answers NOT_SERVING while every call "
+          "is still served, before the listener closes. Env: "
+          "HALMA_SHUTDOWN_DELAY_SECONDS.");
+ABSL_FLAG(std::string, front_proxy, "",
+          "Path of nghttpx (Debian's nghttp2-proxy) to run as the HTTP/2 "
+          "front on --host:--port, forwarding to gRPC on 127.0.0.1:"
+          "--backend_port; empty = gRPC listens itself. Env: "
+          "HALMA_FRONT_PROXY.");
+ABSL_FLAG(int, backend_port, 0,
+          "With --front_proxy: gRPC's own port on 127.0.0.1; 0 picks a free "
+          "one. Env: HALMA_BACKEND_PORT.");
 ABSL_FLAG(bool, reflection, true,
           "Serve gRPC server reflection (grpc.reflection.v1alpha), for tools "
           "such as grpcurl. Env: HALMA_REFLECTION.");
@@ -59,6 +97,17 @@ const std::vector<FlagEnv>& FlagEnvironment() {
       {"max_connection_age_seconds", "HALMA_MAX_CONNECTION_AGE_SECONDS"},
       {"max_connection_age_grace_seconds",
        "HALMA_MAX_CONNECTION_AGE_GRACE_SECONDS"},
+      {"max_concurrent_streams", "HALMA_MAX_CONCURRENT_STREAMS"},
+      {"max_connections", "HALMA_MAX_CONNECTIONS"},
+      {"idle_timeout_seconds", "HALMA_IDLE_TIMEOUT_SECONDS"},
+      {"handshake_timeout_seconds", "HALMA_HANDSHAKE_TIMEOUT_SECONDS"},
+      {"stream_read_timeout_seconds", "HALMA_STREAM_READ_TIMEOUT_SECONDS"},
+      {"max_metadata_bytes", "HALMA_MAX_METADATA_BYTES"},
+      {"max_call_seconds", "HALMA_MAX_CALL_SECONDS"},
+      {"max_concurrent_adjudications", "HALMA_MAX_CONCURRENT_ADJUDICATIONS"},
+      {"shutdown_delay_seconds", "HALMA_SHUTDOWN_DELAY_SECONDS"},
+      {"front_proxy", "HALMA_FRONT_PROXY"},
+      {"backend_port", "HALMA_BACKEND_PORT"},
       {"reflection", "HALMA_REFLECTION"},
       {"tls_cert", "HALMA_TLS_CERT"},
       {"tls_key", "HALMA_TLS_KEY"},
@@ -94,6 +143,20 @@ ServerConfig ConfigFromFlags() {
       absl::GetFlag(FLAGS_max_connection_age_seconds);
   config.max_connection_age_grace_seconds =
       absl::GetFlag(FLAGS_max_connection_age_grace_seconds);
+  config.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  config.max_connections = absl::GetFlag(FLAGS_max_connections);
+  config.idle_timeout_seconds = absl::GetFlag(FLAGS_idle_timeout_seconds);
+  config.handshake_timeout_seconds =
+      absl::GetFlag(FLAGS_handshake_timeout_seconds);
+  config.stream_read_timeout_seconds =
+      absl::GetFlag(FLAGS_stream_read_timeout_seconds);
+  config.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
+  config.max_call_seconds = absl::GetFlag(FLAGS_max_call_seconds);
+  config.max_concurrent_adjudications =
+      absl::GetFlag(FLAGS_max_concurrent_adjudications);
+  config.shutdown_delay_seconds = absl::GetFlag(FLAGS_shutdown_delay_seconds);
+  config.front_proxy = absl::GetFlag(FLAGS_front_proxy);
+  config.backend_port = absl::GetFlag(FLAGS_backend_port);
   config.reflection = absl::GetFlag(FLAGS_reflection);
   config.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   config.tls_key = absl::GetFlag(FLAGS_tls_key);

@@ -9,11 +9,22 @@ namespace halma {
 absl::StatusOr<GameRecordResult> AdjudicateRecord(
     const Variant& variant, const Position& start, int move_count,
     absl::FunctionRef<absl::string_view(int)> move_at) {
+  return AdjudicateRecord(variant, start, move_count, move_at,
+                          [] { return absl::OkStatus(); });
+}
+
+absl::StatusOr<GameRecordResult> AdjudicateRecord(
+    const Variant& variant, const Position& start, int move_count,
+    absl::FunctionRef<absl::string_view(int)> move_at,
+    absl::FunctionRef<absl::Status()> checkpoint) {
   // A malformed move anywhere makes the whole record malformed, so parse
   // everything before replaying anything.
   std::vector<MoveText> moves;
   moves.reserve(move_count);
   for (int i = 0; i < move_count; ++i) {
+    if (i % kCheckpointInterval == kCheckpointInterval - 1) {
+      if (absl::Status status = checkpoint(); !status.ok()) return status;
+    }
     absl::StatusOr<MoveText> move = ParseMove(move_at(i), variant.size);
     if (!move.ok()) {
       return absl::InvalidArgumentError(
@@ -26,6 +37,9 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
   result.final_position = start;
   result.status = EvaluateStatus(variant, start);
   for (int i = 0; i < move_count; ++i) {
+    if (i % kCheckpointInterval == kCheckpointInterval - 1) {
+      if (absl::Status status = checkpoint(); !status.ok()) return status;
+    }
     MoveCheck check =
         CheckMove(variant, result.final_position, result.status, moves[i]);
     if (check.verdict != MoveVerdict::kLegal) {

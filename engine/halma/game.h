@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "halma/move_check.h"
@@ -39,6 +40,17 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
 absl::StatusOr<GameRecordResult> AdjudicateRecord(
     const Variant& variant, const Position& start, int move_count,
     absl::FunctionRef<absl::string_view(int)> move_at);
+
+// The plies between two calls of a replay's checkpoint.
+inline constexpr int kCheckpointInterval = 64;
+
+// The same, calling `checkpoint` every kCheckpointInterval plies while it
+// parses and while it replays: a non-OK status from it stops the replay and
+// is returned as is (the caller's deadline or cancellation).
+absl::StatusOr<GameRecordResult> AdjudicateRecord(
+    const Variant& variant, const Position& start, int move_count,
+    absl::FunctionRef<absl::string_view(int)> move_at,
+    absl::FunctionRef<absl::Status()> checkpoint);
 
 }  // namespace halma
 
