@@ -14,8 +14,11 @@ PACKAGES=(
   libabsl-dev grpc-proto
   # Tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-  # The reflection end-to-end test: an independent gRPC implementation
-  python3 python3-grpcio python3-protobuf
+  # The server's allocator and its HTTP/2 front proxy (nghttpx)
+  libjemalloc-dev nghttp2-proxy
+  # The reflection end-to-end test: an independent gRPC implementation; the
+  # attack tests also speak raw HTTP/2 (python3-h2)
+  python3 python3-grpcio python3-protobuf python3-h2
 )
 
 missing=()

@@ -27,6 +27,15 @@
 #include "service/server.h"
 #include "service/server_flags.h"
 
+// jemalloc's settings, read at its start-up (MALLOC_CONF in the environment
+// still overrides them): a background thread purges memory that has been
+// free for a second, so RSS comes back down soon after a burst.
+extern "C" {
+// NOLINTNEXTLINE: the name is jemalloc's.
+const char* malloc_conf =
+    "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
+}
+
 namespace {
 
 void Log(const std::string& line) {

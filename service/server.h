@@ -27,7 +27,7 @@ struct ServerConfig {
   // TCP port; 0 picks a free port (see HalmaServer::port()).
   int port = 50051;
   // Largest request gRPC accepts; larger ones fail with RESOURCE_EXHAUSTED.
-  int max_message_bytes = 256 * 1024;
+  int max_message_bytes = 64 * 1024;
   // Longest game record Adjudicate accepts (INVALID_ARGUMENT beyond).
   int max_record_moves = 10000;
   // How long in-flight calls may run on after a shutdown begins.

@@ -16,7 +16,7 @@ ABSL_FLAG(std::string, host, "0.0.0.0",
 ABSL_FLAG(int, port, 50051,
           "TCP port; 0 picks a free port and prints it in the start-up line. "
           "Env: HALMA_PORT.");
-ABSL_FLAG(int, max_message_bytes, 256 * 1024,
+ABSL_FLAG(int, max_message_bytes, 64 * 1024,
           "Largest request accepted, in bytes; larger requests fail with "
           "RESOURCE_EXHAUSTED. Env: HALMA_MAX_MESSAGE_BYTES.");
 ABSL_FLAG(int, max_record_moves, 10000,

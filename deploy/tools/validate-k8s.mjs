@@ -206,12 +206,18 @@ function policyProblems(objs) {
       if (!(Number(env.HALMA_MAX_CONNECTION_AGE_SECONDS) > 0)) {
         add(d, `${at}: HALMA_MAX_CONNECTION_AGE_SECONDS must be set (> 0) so that clients rebalance`);
       }
-      // preStop sleep + the server's drain must fit in the grace period.
+      // preStop sleep + the server's NOT_SERVING delay + its drain must fit
+      // in the grace period.
       const grace = Number(env.HALMA_GRACE_PERIOD_SECONDS ?? 10);
+      const delay = Number(env.HALMA_SHUTDOWN_DELAY_SECONDS ?? 0);
       const preStop = c.lifecycle?.preStop?.sleep?.seconds ?? 0;
       const tgps = pod.terminationGracePeriodSeconds ?? 30;
-      if (!(tgps > preStop + grace)) {
-        add(d, `${at}: terminationGracePeriodSeconds ${tgps} must exceed preStop ${preStop} s + drain ${grace} s`);
+      if (!(tgps > preStop + delay + grace)) {
+        add(d, `${at}: terminationGracePeriodSeconds ${tgps} must exceed preStop ${preStop} s + shutdown delay ${delay} s + drain ${grace} s`);
+      }
+      // The HTTP/2 limits gRPC 1.51 lacks are the front proxy's.
+      if (!env.HALMA_FRONT_PROXY) {
+        add(d, `${at}: HALMA_FRONT_PROXY must be set (gRPC 1.51 alone cannot hold hostile clients: docs/security.md)`);
       }
     }
   }
