@@ -1202,6 +1202,100 @@ TEST(ConfigTest, EnvironmentOverridesDefaultsAndFlagsOverrideEnvironment) {
   EXPECT_EQ(config.max_record_moves, 77);
 }
 
+TEST(ConfigTest, EveryLimitHasAFlagAnEnvironmentVariableAndARange) {
+  absl::FlagSaver saver;
+  // Each limit's variable, a value other than the default, and where the
+  // value lands in the config.
+  struct Limit {
+    const char* env;
+    const char* value;
+    std::function<std::int64_t(const ServerConfig&)> get;
+    std::int64_t want;
+  };
+  const std::vector<Limit> limits = {
+      {"HALMA_MAX_CONCURRENT_STREAMS", "7",
+       [](const ServerConfig& c) { return c.max_concurrent_streams; }, 7},
+      {"HALMA_MAX_CONNECTIONS", "9",
+       [](const ServerConfig& c) { return c.max_connections; }, 9},
+      {"HALMA_IDLE_TIMEOUT_SECONDS", "11",
+       [](const ServerConfig& c) { return c.idle_timeout_seconds; }, 11},
+      {"HALMA_HANDSHAKE_TIMEOUT_SECONDS", "3",
+       [](const ServerConfig& c) { return c.handshake_timeout_seconds; }, 3},
+      {"HALMA_STREAM_READ_TIMEOUT_SECONDS", "4",
+       [](const ServerConfig& c) { return c.stream_read_timeout_seconds; }, 4},
+      {"HALMA_MAX_METADATA_BYTES", "4096",
+       [](const ServerConfig& c) { return c.max_metadata_bytes; }, 4096},
+      {"HALMA_MAX_CALL_SECONDS", "2",
+       [](const ServerConfig& c) { return c.max_call_seconds; }, 2},
+      {"HALMA_MAX_CONCURRENT_ADJUDICATIONS", "5",
+       [](const ServerConfig& c) { return c.max_concurrent_adjudications; },
+       5},
+      {"HALMA_SHUTDOWN_DELAY_SECONDS", "6",
+       [](const ServerConfig& c) { return c.shutdown_delay_seconds; }, 6},
+      {"HALMA_BACKEND_PORT", "41000",
+       [](const ServerConfig& c) { return c.backend_port; }, 41000},
+  };
+  const ServerConfig defaults;
+  for (const Limit& limit : limits) {
+    SCOPED_TRACE(limit.env);
+    EXPECT_NE(limit.get(defaults), limit.want);
+    ASSERT_TRUE(ApplyEnvironmentToFlags([&](const char* name) {
+                  return std::string(name) == limit.env ? limit.value
+                                                        : nullptr;
+                }).ok());
+    EXPECT_EQ(limit.get(ConfigFromFlags()), limit.want);
+  }
+  ASSERT_TRUE(ApplyEnvironmentToFlags([](const char* name) -> const char* {
+                return std::string(name) == "HALMA_FRONT_PROXY"
+                           ? "/usr/sbin/nghttpx"
+                           : nullptr;
+              }).ok());
+  EXPECT_EQ(ConfigFromFlags().front_proxy, "/usr/sbin/nghttpx");
+
+  // Out-of-range values name the setting.
+  for (auto [set, name] :
+       std::vector<std::pair<std::function<void(ServerConfig&)>, std::string>>{
+           {[](ServerConfig& c) { c.max_concurrent_streams = 0; },
+            "max_concurrent_streams 0"},
+           {[](ServerConfig& c) { c.max_connections = 0; },
+            "max_connections 0"},
+           {[](ServerConfig& c) { c.idle_timeout_seconds = 0; },
+            "idle_timeout_seconds 0"},
+           {[](ServerConfig& c) { c.handshake_timeout_seconds = 0; },
+            "handshake_timeout_seconds 0"},
+           {[](ServerConfig& c) { c.stream_read_timeout_seconds = 0; },
+            "stream_read_timeout_seconds 0"},
+           {[](ServerConfig& c) { c.max_metadata_bytes = 10; },
+            "max_metadata_bytes 10"},
+           {[](ServerConfig& c) { c.max_call_seconds = 0; },
+            "max_call_seconds 0"},
+           {[](ServerConfig& c) { c.max_concurrent_adjudications = -1; },
+            "max_concurrent_adjudications -1"},
+           {[](ServerConfig& c) { c.shutdown_delay_seconds = -1; },
+            "shutdown_delay_seconds -1"},
+           {[](ServerConfig& c) { c.backend_port = 70000; },
+            "backend_port 70000"},
+       }) {
+    ServerConfig config;
+    set(config);
+    EXPECT_THAT(std::string(ValidateConfig(config).message()),
+                StartsWith(name));
+  }
+}
+
+TEST(ConfigTest, ListeningLineReportsEveryLimit) {
+  std::unique_ptr<HalmaServer> server = MustStart(TestConfig());
+  ASSERT_NE(server, nullptr);
+  for (const char* name :
+       {"max_message_bytes ", "max_record_moves ",
+        "max_concurrent_adjudications ", "max_call ", "max_concurrent_streams ",
+        "max_connections ", "max_metadata_bytes ", "idle_timeout ",
+        "handshake_timeout ", "stream_read_timeout ", "max_memory_bytes ",
+        "shutdown_delay ", "grace_period ", "front_proxy off"}) {
+    EXPECT_THAT(server->ListeningLine(), HasSubstr(name));
+  }
+}
+
 TEST(ConfigTest, BadEnvironmentValuesNameTheVariable) {
   absl::FlagSaver saver;
   auto env = [](const char* name) -> const char* {
