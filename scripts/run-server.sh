@@ -8,4 +8,8 @@ bash scripts/install-deps.sh
 BUILD_DIR="${BUILD_DIR:-build}"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$BUILD_DIR" halma_server halmactl
+# The production arrangement: nghttpx (Debian's nghttp2-proxy) in front on
+# the port, gRPC behind it on loopback (docs/security.md). Set
+# HALMA_FRONT_PROXY= (empty) to serve gRPC directly.
+export HALMA_FRONT_PROXY="${HALMA_FRONT_PROXY-/usr/sbin/nghttpx}"
 exec "$BUILD_DIR/service/halma_server" "$@"
