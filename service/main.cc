@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "service/log_limiter.h"
 #include "service/server.h"
 #include "service/server_flags.h"
 
@@ -112,6 +113,7 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
 
+  halma::service::LimitProtobufLogging();
   std::vector<char*> rest;
   absl::StatusOr<halma::service::ServerConfig> config =
       halma::service::ParseServerFlags(argc, argv, &rest);

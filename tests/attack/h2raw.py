@@ -141,7 +141,7 @@ class Stream:
     """What one tracked stream did and got."""
 
     __slots__ = ("sid", "opened_at", "send_window", "body", "body_off",
-                 "chunk", "interval", "next_chunk_at", "upload_done_at",
+                 "hold", "chunk", "interval", "next_chunk_at", "upload_done_at",
                  "headers_at", "http_status", "grpc_status", "grpc_message",
                  "rst_code", "rst_at", "ended_at", "data_bytes", "data",
                  "goaway_refused_at", "conn_closed_at")
@@ -152,6 +152,7 @@ class Stream:
         self.send_window = send_window
         self.body = None
         self.body_off = 0
+        self.hold = 0
         self.chunk = 0
         self.interval = 0.0
         self.next_chunk_at = 0.0
@@ -170,7 +171,9 @@ class Stream:
 
     @property
     def uploading(self):
-        return self.body is not None and self.body_off < len(self.body)
+        """Body bytes left to send now (not counting those held back)."""
+        return self.body is not None and \
+            self.body_off < len(self.body) - self.hold
 
     def outcome(self):
         """(name, time) of how the stream ended, or ("open", None)."""
@@ -298,13 +301,15 @@ class Conn:
     def reset_stream(self, sid, code=CANCEL):
         self.out += rst_stream_frame(sid, code)
 
-    def start_upload(self, sid, body, chunk=16384, interval=0.0):
+    def start_upload(self, sid, body, chunk=16384, interval=0.0, hold=0):
         """Sends `body` on tracked stream `sid` as DATA frames of at most
         `chunk` bytes, one every `interval` seconds (0: as fast as flow
-        control allows); the last one carries END_STREAM."""
+        control allows); the last one carries END_STREAM. The last `hold`
+        bytes wait for release_uploads()."""
         st = self.streams[sid]
         st.body = body
         st.body_off = 0
+        st.hold = hold
         st.chunk = chunk
         st.interval = interval
         st.next_chunk_at = time.monotonic()
@@ -320,7 +325,7 @@ class Conn:
                 continue
             while (st.uploading and now >= st.next_chunk_at
                    and len(self.out) < high_water):
-                size = min(st.chunk, len(st.body) - st.body_off,
+                size = min(st.chunk, len(st.body) - st.hold - st.body_off,
                            self.send_window, st.send_window,
                            self.peer_max_frame)
                 if size <= 0:
@@ -337,6 +342,10 @@ class Conn:
                 if st.interval > 0:
                     st.next_chunk_at = now + st.interval
                     break
+
+    def release_uploads(self):
+        for st in (self.streams or {}).values():
+            st.hold = 0
 
     def uploads_pending(self):
         """Tracked streams whose body is not yet all in the kernel."""

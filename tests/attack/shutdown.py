@@ -33,6 +33,31 @@ NO_BODY_WAIT = 0.5
 SEND_TIMEOUT = 30.0
 
 
+# An unknown length-delimited field (number 1000): a protobuf parser skips
+# it, so it makes any request as large as wanted and still "legal enough".
+PAD_FIELD_TAG = b"\xc2\x3e"
+
+
+def _varint(n):
+    out = bytearray()
+    while n >= 0x80 and len(out) < 10:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def padded(message, size):
+    """`message` (serialized) plus padding, `size` bytes in all."""
+    room = size - len(message) - len(PAD_FIELD_TAG)
+    for length_bytes in (1, 2, 3, 4):
+        payload = room - length_bytes
+        if payload >= 0 and len(_varint(payload)) == length_bytes:
+            return message + PAD_FIELD_TAG + _varint(payload) + \
+                b"\0" * payload
+    return message
+
+
 def _open_conns(port, n):
     conns = []
     for _ in range(n):
@@ -76,24 +101,48 @@ class InFlight(Case):
     name = "shutdown_in_flight"
 
     def prepare(self):
+        h = self.env.pb.halma
         record = self.env.ctx.records()["largest"]
         self.record = record
-        body = h2raw.grpc_frame(record.serialized)
-        block = h2raw.header_block(h2raw.grpc_request_headers(
-            self.env.port, ADJUDICATE_PATH))
+        # As many Adjudicate calls as the server replays at once (more
+        # would be load-shed with RESOURCE_EXHAUSTED whatever the SIGTERM),
+        # the rest LegalMoves padded to the same size.
+        self.adjudications = min(STREAMS, self.env.max_adjudications)
+        adjudicate = h2raw.grpc_frame(record.serialized)
+        legal = h2raw.grpc_frame(padded(h.LegalMovesRequest(
+            variant=h.Variant(preset="classic-16x16")).SerializeToString(),
+            len(record.serialized)))
+        self.request_bytes = len(record.serialized)
+        blocks = {
+            "adjudicate": h2raw.header_block(h2raw.grpc_request_headers(
+                self.env.port, ADJUDICATE_PATH)),
+            "legal": h2raw.header_block(h2raw.grpc_request_headers(
+                self.env.port, LEGAL_MOVES_PATH))}
+        self.kinds = {}
         self.conns = _open_conns(self.env.port, CONNECTIONS)
         for i in range(STREAMS):
             c = self.conns[i % CONNECTIONS]
-            sid = c.open_stream(block)
-            c.start_upload(sid, body, chunk=16384, interval=0.0)
+            kind = "adjudicate" if i < self.adjudications else "legal"
+            sid = c.open_stream(blocks[kind])
+            # The last byte of every body is held back, and then all 32
+            # last bytes go out together just before the SIGTERM, so that
+            # the calls are complete at once and still in flight.
+            c.start_upload(sid, adjudicate if kind == "adjudicate" else legal,
+                           chunk=16384, interval=0.0, hold=1)
+            self.kinds[(id(c), sid)] = kind
         t_end = time.monotonic() + SEND_TIMEOUT
-        for _ in range(1000000):
-            if time.monotonic() >= t_end or all(
-                    c.uploads_pending() == 0 or c.closed for c in self.conns):
-                break
-            for c in self.conns:
-                c.service_uploads()
-            h2raw.pump(self.conns, 0.005)
+        for phase in (0, 1):
+            if phase == 1:
+                for c in self.conns:
+                    c.release_uploads()
+            for _ in range(1000000):
+                if time.monotonic() >= t_end or all(
+                        c.uploads_pending() == 0 or c.closed
+                        for c in self.conns):
+                    break
+                for c in self.conns:
+                    c.service_uploads()
+                h2raw.pump(self.conns, 0.005 if phase == 0 else 0.0)
         self.sent = sum(1 for st in _streams(self.conns)
                         if not st.uploading)
         self.done_before = sum(1 for st in _streams(self.conns)
@@ -108,20 +157,28 @@ class InFlight(Case):
         outcomes = Counter()
         wrong = 0
         last = None
-        for st in _streams(self.conns):
-            name, t = st.outcome()
-            outcomes[name] += 1
-            if t is not None:
-                last = t if last is None else max(last, t)
-            if name == "status:OK":
+        for c in self.conns:
+            for st in c.streams.values():
+                kind = self.kinds.get((id(c), st.sid), "legal")
+                name, t = st.outcome()
+                outcomes[kind + ":" + name] += 1
+                if t is not None:
+                    last = t if last is None else max(last, t)
+                if name != "status:OK":
+                    continue
                 try:
-                    answer = h.AdjudicateResponse.FromString(
-                        bytes(st.data[5:]))
-                    if answer.moves_played != len(self.record.moves):
-                        wrong += 1
+                    data = bytes(st.data[5:])
+                    if kind == "adjudicate":
+                        ok = h.AdjudicateResponse.FromString(
+                            data).moves_played == len(self.record.moves)
+                    else:
+                        ok = h.LegalMovesResponse.FromString(data).count > 0
                 except Exception:  # noqa: BLE001 - counted as wrong.
+                    ok = False
+                if not ok:
                     wrong += 1
-        bad = STREAMS - outcomes.get("status:OK", 0)
+        bad = STREAMS - outcomes.get("adjudicate:status:OK", 0) - \
+            outcomes.get("legal:status:OK", 0)
         if bad:
             self.failures.append("%d of %d fully sent calls did not complete"
                                  " OK: %s" % (bad, STREAMS,
@@ -131,14 +188,19 @@ class InFlight(Case):
                                  % wrong)
         self.figures.update({
             "record": self.record.figures(), "streams": STREAMS,
+            "adjudicate_calls": self.adjudications,
+            "legal_moves_calls": STREAMS - self.adjudications,
+            "request_bytes": self.request_bytes,
             "fully_sent": self.sent, "completed_before_sigterm":
             self.done_before, "outcomes": dict(outcomes),
             "last_answer_s": None if last is None else round(last - t_sig, 3),
             "wrong_answers": wrong})
-        self.summary = ("%d x %d B Adjudicate sent before SIGTERM (%d done "
-                        "before): %s, last at %s s" % (
-                            self.sent, self.record.request_bytes,
-                            self.done_before,
+        self.summary = ("%d calls of %d B (%d Adjudicate %s, %d padded "
+                        "LegalMoves) sent before SIGTERM (%d done before): "
+                        "%s, last at %s s" % (
+                            self.sent, self.request_bytes,
+                            self.adjudications, self.record.name,
+                            STREAMS - self.adjudications, self.done_before,
                             ",".join("%s=%d" % kv for kv in outcomes.items()),
                             self.figures["last_answer_s"]))
 
@@ -148,22 +210,14 @@ class BodiesArriving(Case):
 
     def prepare(self):
         h = self.env.pb.halma
-        record = self.env.ctx.records()["expensive"]
-        moves = []
-        request = h.AdjudicateRequest(
-            variant=h.Variant(preset="classic-16x16"),
-            start_position=record.start_position)
-        for move in record.moves:
-            if request.ByteSize() + len(move) + 3 > SLOW_BODY_BYTES:
-                break
-            request.moves.append(move)
-            moves.append(move)
-        self.expected_moves = len(moves)
-        body = h2raw.grpc_frame(request.SerializeToString())
+        # LegalMoves (not limited in concurrency like Adjudicate), padded.
+        request = padded(h.LegalMovesRequest(variant=h.Variant(
+            preset="classic-16x16")).SerializeToString(), SLOW_BODY_BYTES)
+        body = h2raw.grpc_frame(request)
         self.body_bytes = len(body)
         chunk = int(math.ceil(len(body) / float(SLOW_CHUNKS)))
         block = h2raw.header_block(h2raw.grpc_request_headers(
-            self.env.port, ADJUDICATE_PATH))
+            self.env.port, LEGAL_MOVES_PATH))
         self.conns = _open_conns(self.env.port, CONNECTIONS)
         for i in range(STREAMS):
             c = self.conns[i % CONNECTIONS]
@@ -195,7 +249,8 @@ class BodiesArriving(Case):
             "outcome_times_s": {"first": round(times[0], 3) if times
                                 else None, "last": round(times[-1], 3)
                                 if times else None}})
-        self.summary = ("%d slow uploads (%d B in %d chunks every %.1f s, "
+        self.summary = ("%d slow LegalMoves uploads (%d B in %d chunks every"
+                        " %.1f s, "
                         "%.0f%% sent at SIGTERM, %d finished uploading): %s"
                         ", answers %s..%s s" % (
                             STREAMS, self.body_bytes, SLOW_CHUNKS,
@@ -260,6 +315,15 @@ class ShutdownEnv:
                                          "HALMA_GRACE_PERIOD_SECONDS", 10.0)
         self.delay = harness.env_seconds(ctx.manifest,
                                          "HALMA_SHUTDOWN_DELAY_SECONDS", 0.0)
+        # Adjudicate calls the server replays at once: its own start-up
+        # line, else the manifest, else no limit.
+        limit = server.limit_from_listen_line("max_concurrent_adjudications")
+        if not limit:
+            try:
+                limit = int(ctx.manifest["HALMA_MAX_CONCURRENT_ADJUDICATIONS"])
+            except (KeyError, ValueError):
+                limit = STREAMS
+        self.max_adjudications = max(1, limit)
 
 
 def _runs(checks, t_sig):

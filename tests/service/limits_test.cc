@@ -18,7 +18,9 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "halma/v1/halma.grpc.pb.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "service/front_proxy.h"
+#include "service/log_limiter.h"
 #include "service/server.h"
 
 namespace halma::service {
@@ -335,6 +337,64 @@ TEST(FrontProxyTest, AMissingBinaryIsAStartUpError) {
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(server.status().message(), HasSubstr("/nonexistent/nghttpx"));
+}
+
+// --- Log flood ----------------------------------------------------------------
+
+TEST(LogLimiterTest, AtMostABurstPerPeriodThenSaysHowManyWereDropped) {
+  std::vector<std::string> lines;
+  LogLimiter limiter(3, absl::Seconds(10),
+                     [&](const std::string& line) { lines.push_back(line); });
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  for (int i = 0; i < 100; ++i) {
+    limiter.Log(absl::StrCat("line ", i), t0 + absl::Milliseconds(i));
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"line 0", "line 1", "line 2"}));
+  EXPECT_EQ(limiter.dropped_total(), 97);
+  limiter.Log("later", t0 + absl::Seconds(11));
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[3], "(97 similar lines dropped in the last 10s)");
+  EXPECT_EQ(lines[4], "later");
+}
+
+TEST(LogLimiterTest, RequestsWithInvalidUtf8DoNotFloodTheLog) {
+  LimitProtobufLogging();
+  ServerConfig config = SlowCallsConfig();
+  auto server = MustStart(config);
+  ASSERT_NE(server, nullptr);
+  grpc::GenericStub stub(ChannelTo(server->address()));
+  // ValidateMoveRequest{variant: {preset: "brainking-8x8"}, move: "a1\xff"},
+  // encoded by hand: field 1 (variant, a message holding field 1 = preset)
+  // and field 3 (move).
+  v1::ValidateMoveRequest request;
+  request.mutable_variant()->set_preset("brainking-8x8");
+  std::string bytes = request.SerializeAsString();
+  const std::string move = "a1\xff";
+  bytes += std::string("\x1a") + static_cast<char>(move.size()) + move;
+  testing::internal::CaptureStderr();
+  int answered = 0;
+  for (int i = 0; i < 200; ++i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(10));
+    grpc::ByteBuffer out;
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer in(&slice, 1);
+    grpc::Status status;
+    absl::Notification done;
+    stub.UnaryCall(&context, "/halma.v1.HalmaRules/ValidateMove",
+                   grpc::StubOptions(), &in, &out, [&](grpc::Status s) {
+                     status = std::move(s);
+                     done.Notify();
+                   });
+    done.WaitForNotification();
+    if (!status.ok()) ++answered;
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(answered, 200);  // Every one is refused...
+  int lines = 0;
+  for (char c : log) lines += c == '\n';
+  EXPECT_LE(lines, 6) << log;  // ...and the log holds a handful of lines.
 }
 
 }  // namespace
