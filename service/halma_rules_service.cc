@@ -11,6 +11,9 @@
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/status.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
 #include "service/convert.h"
 
 namespace halma::service {
@@ -61,7 +64,6 @@ HalmaRulesService::HalmaRulesService(RulesOptions options)
   }
   SetMessageAllocatorFor_ValidateMove(&validate_allocator_);
   SetMessageAllocatorFor_LegalMoves(&legal_moves_allocator_);
-  SetMessageAllocatorFor_Adjudicate(&adjudicate_allocator_);
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::ValidateMove(
@@ -80,12 +82,13 @@ grpc::ServerUnaryReactor* HalmaRulesService::LegalMoves(
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
-    grpc::CallbackServerContext* context, const v1::AdjudicateRequest* request,
-    v1::AdjudicateResponse* response) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
+    grpc::ByteBuffer* response_bytes) {
   ConcurrencyLimit::Slot call = calls_.TryAcquire();
   // Replays are the one kind of call whose cost grows with the request, so
-  // only so many run at once; the rest are refused at once rather than
-  // queued, and health checks and the cheap calls keep their share of CPU.
+  // only so many run at once; the rest are refused at once, before their
+  // request is even parsed, rather than queued: health checks and the cheap
+  // calls keep their share of CPU.
   ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
   if (!slot) {
     return Finish(context,
@@ -94,11 +97,27 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
                       " records are being replayed already, this server's "
                       "limit (max_concurrent_adjudications); retry later")));
   }
+  google::protobuf::Arena arena(CallArenaOptions());
+  auto* request =
+      google::protobuf::Arena::CreateMessage<v1::AdjudicateRequest>(&arena);
+  auto* response =
+      google::protobuf::Arena::CreateMessage<v1::AdjudicateResponse>(&arena);
+  {
+    grpc::ByteBuffer bytes(*request_bytes);  // Shares the slices: no copy.
+    grpc::ProtoBufferReader reader(&bytes);
+    if (!request->ParseFromZeroCopyStream(&reader)) {
+      return Finish(context,
+                    absl::InvalidArgumentError(
+                        "request: not a valid halma.v1.AdjudicateRequest "
+                        "(malformed or truncated protobuf, or a string field "
+                        "that is not UTF-8)"));
+    }
+  }
   const absl::Time deadline =
       std::min(absl::FromChrono(context->deadline()),
                absl::Now() + options_.max_call_duration);
-  return Finish(context,
-                AnswerAdjudicate(*request, response, [&]() -> absl::Status {
+  absl::Status status =
+      AnswerAdjudicate(*request, response, [&]() -> absl::Status {
                   if (context->IsCancelled()) {
                     return absl::CancelledError("Adjudicate: call cancelled");
                   }
@@ -111,7 +130,17 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
                         ": max_call_seconds)"));
                   }
                   return absl::OkStatus();
-                }));
+      });
+  if (status.ok()) {
+    bool own_buffer = false;
+    grpc::Status serialized =
+        grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::AdjudicateResponse>(
+            *response, response_bytes, &own_buffer);
+    if (!serialized.ok()) {
+      status = absl::InternalError("Adjudicate: cannot serialize the answer");
+    }
+  }
+  return Finish(context, status);
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::ListVariants(

@@ -28,6 +28,14 @@ struct RulesOptions {
   absl::Duration max_call_duration = absl::Seconds(10);
 };
 
+// The arena blocks of one call: small first, growing for large answers.
+inline google::protobuf::ArenaOptions CallArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 4096;
+  options.max_block_size = 256 * 1024;
+  return options;
+}
+
 // Allocates each call's request and response on one protobuf arena, so that
 // a large answer (thousands of Move messages) costs a few block allocations
 // instead of one per message and string.
@@ -41,7 +49,7 @@ class ArenaMessageAllocator : public grpc::MessageAllocator<Request, Response> {
  private:
   class Holder : public grpc::MessageHolder<Request, Response> {
    public:
-    Holder() : arena_(Options()) {
+    Holder() : arena_(CallArenaOptions()) {
       this->set_request(
           google::protobuf::Arena::CreateMessage<Request>(&arena_));
       this->set_response(
@@ -50,17 +58,17 @@ class ArenaMessageAllocator : public grpc::MessageAllocator<Request, Response> {
     void Release() override { delete this; }
 
    private:
-    static google::protobuf::ArenaOptions Options() {
-      google::protobuf::ArenaOptions options;
-      options.start_block_size = 4096;
-      options.max_block_size = 256 * 1024;
-      return options;
-    }
     google::protobuf::Arena arena_;
   };
 };
 
-class HalmaRulesService final : public v1::HalmaRules::CallbackService {
+// Adjudicate is a raw method (the request arrives as bytes): its requests
+// are the large ones, and a call refused by the concurrency limit should
+// cost no parsing. The handler parses them itself, onto an arena.
+using RulesServiceBase = v1::HalmaRules::WithRawCallbackMethod_Adjudicate<
+    v1::HalmaRules::CallbackService>;
+
+class HalmaRulesService final : public RulesServiceBase {
  public:
   explicit HalmaRulesService(RulesOptions options = RulesOptions{});
 
@@ -73,10 +81,9 @@ class HalmaRulesService final : public v1::HalmaRules::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::LegalMovesRequest* request,
       v1::LegalMovesResponse* response) override;
-  grpc::ServerUnaryReactor* Adjudicate(
-      grpc::CallbackServerContext* context,
-      const v1::AdjudicateRequest* request,
-      v1::AdjudicateResponse* response) override;
+  grpc::ServerUnaryReactor* Adjudicate(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ListVariants(
       grpc::CallbackServerContext* context,
       const v1::ListVariantsRequest* request,
@@ -113,8 +120,6 @@ class HalmaRulesService final : public v1::HalmaRules::CallbackService {
       validate_allocator_;
   ArenaMessageAllocator<v1::LegalMovesRequest, v1::LegalMovesResponse>
       legal_moves_allocator_;
-  ArenaMessageAllocator<v1::AdjudicateRequest, v1::AdjudicateResponse>
-      adjudicate_allocator_;
 };
 
 }  // namespace halma::service

@@ -300,10 +300,13 @@ void HalmaServer::Shutdown(absl::Duration grace) {
     health_->SetServingStatus(v1::HalmaRules::service_full_name(), false);
     absl::SleepFor(shutdown_delay_);
     const absl::Time deadline = absl::Now() + grace;
-    if (front_ != nullptr) DrainFront(deadline);
-    // 2. gRPC stops listening and lets the calls it holds finish until the
-    //    deadline. Behind the front proxy nothing new can arrive by now.
+    // 2. Watch streams get their last NOT_SERVING and end cleanly, so that
+    //    they do not hold the drain; Check keeps answering NOT_SERVING.
     health_->Shutdown();
+    // 3. The listener closes; calls whose request has arrived finish.
+    if (front_ != nullptr) DrainFront(deadline);
+    // 4. gRPC stops listening and lets the calls it holds finish until the
+    //    deadline. Behind the front proxy nothing new can arrive by now.
     server_->Shutdown(absl::ToChronoTime(deadline));
   });
 }

@@ -47,7 +47,7 @@ struct ServerConfig {
   // such limit of its own).
   int max_connections = 256;
   // A connection with no call open is closed after this long.
-  int idle_timeout_seconds = 60;
+  int idle_timeout_seconds = 30;
   // A new connection must have sent its HTTP/2 preface (and, with TLS,
   // finished its handshake) within this time.
   int handshake_timeout_seconds = 5;

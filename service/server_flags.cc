@@ -42,7 +42,7 @@ ABSL_FLAG(int, max_concurrent_streams, 32,
 ABSL_FLAG(int, max_connections, 256,
           "Client connections open at once; needs --front_proxy. Env: "
           "HALMA_MAX_CONNECTIONS.");
-ABSL_FLAG(int, idle_timeout_seconds, 60,
+ABSL_FLAG(int, idle_timeout_seconds, 30,
           "Close a connection that has had no call for this long. Env: "
           "HALMA_IDLE_TIMEOUT_SECONDS.");
 ABSL_FLAG(int, handshake_timeout_seconds, 5,

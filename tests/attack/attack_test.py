@@ -137,6 +137,7 @@ class Context:
         }
         self.log = log
         self.listen_line = None
+        self.background_stops = []
         self._records = None
         self._records_lock = threading.Lock()
         self.record_figures = None
@@ -166,7 +167,11 @@ class Context:
                     expensive, largest, candidates = records.build_records(
                         server.target, self.protos, self.limits, log)
                 finally:
-                    server.stop()
+                    # Idle and not under test: it may sit out its shutdown
+                    # delay while the next attack starts (joined at exit).
+                    self.background_stops.append(threading.Thread(
+                        target=server.stop, daemon=True))
+                    self.background_stops[-1].start()
                 self._records = {"expensive": expensive, "largest": largest}
                 self.record_figures = {
                     "limits": dict(self.limits),
@@ -288,6 +293,9 @@ def run_load(ctx, name, fn):
             if code != 0:
                 failures.append("server exit %s %.1f s after SIGTERM%s" % (
                     code, took, " (killed)" if code is None else ""))
+            if server.leftovers:
+                failures.append("processes %s of the server still ran 2 s "
+                                "after it exited (killed)" % server.leftovers)
     g = figures.get("good_client") or {}
     gc = g.get("check", {})
     gl = g.get("legal_moves", {})
@@ -386,6 +394,9 @@ def main():
                 text += " | FAILED: " + "; ".join(result["failures"])
             print(text, flush=True)
     finally:
+        if ctx is not None:
+            for t in ctx.background_stops:
+                t.join(timeout=STOP_TIMEOUT + 10)
         shutil.rmtree(tmp, ignore_errors=True)
     passed = sum(1 for r in results if r["passed"])
     failed = len(results) - passed

@@ -234,6 +234,7 @@ class Server:
         self.port = None
         self.listen_line = None
         self.exit_code = None
+        self.leftovers = []
         self.started_at = time.monotonic()
         command = [binary]
         if cpus:
@@ -311,8 +312,44 @@ class Server:
         elapsed = time.monotonic() - t0
         if code is None:
             self.kill()
+        else:
+            self.reap_leftovers()
         self.close()
         return code, elapsed
+
+    def _leftovers(self):
+        """Former descendants of the server still running on their own."""
+        alive = []
+        for p in self._known_tree:
+            if p == self.pid:
+                continue
+            try:
+                with open("/proc/%d/stat" % p) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if fields[0] != "Z" and int(fields[1]) in (1, self.pid):
+                    alive.append(p)
+            except (OSError, IndexError, ValueError):
+                pass
+        return alive
+
+    def reap_leftovers(self, timeout=2.0):
+        """After the server exited: waits up to `timeout` for the processes
+        it had started to end, kills those that do not (by pid) and returns
+        their pids."""
+        t_end = time.monotonic() + timeout
+        left = self._leftovers()
+        for _ in range(int(timeout / 0.05) + 1):
+            if not left or time.monotonic() >= t_end:
+                break
+            time.sleep(0.05)
+            left = self._leftovers()
+        for p in left:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        self.leftovers = left
+        return left
 
     def kill(self):
         """SIGKILL the server and the descendants it had (by their pid)."""

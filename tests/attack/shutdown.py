@@ -450,6 +450,9 @@ def run_case(ctx, name):
                             "killed" % (bound + EXIT_CAP_EXTRA))
         else:
             took = t_exit - t_sig
+            if server.reap_leftovers():
+                failures.append("processes %s of the server still ran 2 s "
+                                "after it exited (killed)" % server.leftovers)
             if code != 0:
                 failures.append("server exited with %s" % code)
             if took > bound:

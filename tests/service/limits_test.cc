@@ -339,6 +339,35 @@ TEST(FrontProxyTest, AMissingBinaryIsAStartUpError) {
   EXPECT_THAT(server.status().message(), HasSubstr("/nonexistent/nghttpx"));
 }
 
+TEST(LimitsTest, AdjudicateOfBadBytesIsInvalidArgumentNamingTheRequest) {
+  auto server = MustStart(SlowCallsConfig());
+  ASSERT_NE(server, nullptr);
+  grpc::GenericStub stub(ChannelTo(server->address()));
+  const std::string valid = ShortRecord().SerializeAsString();
+  for (const std::string& bytes : {
+           // moves[1] = "a1\xff": not UTF-8.
+           valid + std::string("\x1a\x03" "a1\xff", 5),
+           // Truncated: a field that says 100 bytes follow.
+           valid + std::string("\x1a\x64" "b1", 4),
+       }) {
+    grpc::ClientContext context;
+    grpc::ByteBuffer out;
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer in(&slice, 1);
+    grpc::Status status;
+    absl::Notification done;
+    stub.UnaryCall(&context, "/halma.v1.HalmaRules/Adjudicate",
+                   grpc::StubOptions(), &in, &out, [&](grpc::Status s) {
+                     status = std::move(s);
+                     done.Notify();
+                   });
+    done.WaitForNotification();
+    EXPECT_EQ(status.error_code(), StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("request: not a valid halma.v1.AdjudicateRequest"));
+  }
+}
+
 // --- Log flood ----------------------------------------------------------------
 
 TEST(LogLimiterTest, AtMostABurstPerPeriodThenSaysHowManyWereDropped) {
