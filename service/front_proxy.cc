@@ -154,6 +154,18 @@ absl::StatusOr<std::unique_ptr<FrontProxy>> FrontProxy::Start(
     argv.push_back(const_cast<char*>(arg.c_str()));
   }
   argv.push_back(nullptr);
+  // nghttpx allocates with jemalloc too: the same prompt purge of freed
+  // memory as the server's (main.cc), unless MALLOC_CONF says otherwise.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  if (getenv("MALLOC_CONF") == nullptr) {
+    env_strings.push_back(
+        "MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,"
+        "muzzy_decay_ms:0");
+  }
+  std::vector<char*> envp;
+  for (std::string& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
 
   const pid_t parent = getpid();
   const pid_t pid = fork();
@@ -170,7 +182,7 @@ absl::StatusOr<std::unique_ptr<FrontProxy>> FrontProxy::Start(
     sigaction(SIGINT, &action, nullptr);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   proxy->pid_ = pid;

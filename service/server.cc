@@ -82,8 +82,11 @@ std::string Seconds(int seconds) {
 }
 
 // Streams per backend connection when the front proxy is in use (it opens
-// more connections as needed): gRPC's default is unlimited.
-constexpr int kBackendStreamsPerConnection = 100;
+// more connections as needed; gRPC's default is unlimited). Every client
+// stream can fit on one connection (the proxy bounds their number), so a
+// flood of streams does not leave dozens of idle backend connections and
+// their buffers behind.
+constexpr int kBackendStreamsPerConnection = 1 << 16;
 
 int ConcurrentAdjudications(const ServerConfig& config) {
   if (config.max_concurrent_adjudications > 0) {

@@ -42,7 +42,7 @@ struct ServerConfig {
   // --- Limits on connections, calls and work (docs/security.md) ---
   // Streams (calls) one client connection may have open at once; gRPC's
   // MAX_CONCURRENT_STREAMS setting, or the front proxy's.
-  int max_concurrent_streams = 32;
+  int max_concurrent_streams = 16;
   // Client connections open at once (front proxy only: gRPC 1.51 has no
   // such limit of its own).
   int max_connections = 256;

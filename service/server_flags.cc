@@ -36,7 +36,7 @@ ABSL_FLAG(int, max_connection_age_grace_seconds, 0,
           "Time in-flight calls get on a connection closed for its age; 0 = "
           "gRPC's default (unlimited). Env: "
           "HALMA_MAX_CONNECTION_AGE_GRACE_SECONDS.");
-ABSL_FLAG(int, max_concurrent_streams, 32,
+ABSL_FLAG(int, max_concurrent_streams, 16,
           "Calls one client connection may have open at once (HTTP/2 "
           "MAX_CONCURRENT_STREAMS). Env: HALMA_MAX_CONCURRENT_STREAMS.");
 ABSL_FLAG(int, max_connections, 256,
