@@ -39,6 +39,7 @@ import threading
 import time
 import traceback
 
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attacks  # noqa: E402
 import harness  # noqa: E402
