@@ -132,6 +132,15 @@ void HealthService::Shutdown() {
   }
 }
 
+bool HealthService::WaitForWatchersToEnd(absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithDeadline(
+      absl::Condition(
+          +[](std::set<WatchReactor*>* watchers) { return watchers->empty(); },
+          &watchers_),
+      deadline);
+}
+
 void HealthService::AddWatcher(WatchReactor* watcher) {
   absl::MutexLock lock(&mu_);
   watchers_.insert(watcher);

@@ -14,6 +14,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/health/v1/health.pb.h"
 #include "grpcpp/grpcpp.h"
@@ -38,6 +39,9 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   // up the server's shutdown. Watch calls that arrive later get the final
   // status and end at once.
   void Shutdown();
+  // After Shutdown: waits until every Watch stream has ended (its final
+  // status sent), or until `deadline`; returns whether they all did.
+  bool WaitForWatchersToEnd(absl::Time deadline);
 
   // Check: the service's status, or NOT_FOUND for an unknown service.
   grpc::ServerUnaryReactor* Check(

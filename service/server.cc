@@ -306,6 +306,8 @@ void HalmaServer::Shutdown(absl::Duration grace) {
     // 2. Watch streams get their last NOT_SERVING and end cleanly, so that
     //    they do not hold the drain; Check keeps answering NOT_SERVING.
     health_->Shutdown();
+    health_->WaitForWatchersToEnd(
+        std::min(deadline, absl::Now() + absl::Seconds(1)));
     // 3. The listener closes; calls whose request has arrived finish.
     if (front_ != nullptr) DrainFront(deadline);
     // 4. gRPC stops listening and lets the calls it holds finish until the
