@@ -437,6 +437,18 @@ EOF
   uid=$(awk '/^Uid:/ { print $2 }' "/proc/$SERVER_PID/status")
   if [[ "$uid" == "10001" ]]; then pass "server runs as uid 10001 (not root)"; else fail "server runs as uid $uid"; fi
 
+  # The image's default is the production arrangement: nghttpx in front.
+  for ((i = 0; i < 50; i++)); do
+    grep -q 'halma_server listening on' "$WORK/server.log" && break
+    sleep 0.1
+  done
+  if grep -q 'front_proxy /usr/sbin/nghttpx -> 127.0.0.1:' "$WORK/server.log"; then
+    pass "the image's server listens through its nghttpx front proxy"
+  else
+    fail "the image's server is not behind nghttpx; its output:"
+    sed 's/^/    /' "$WORK/server.log"
+  fi
+
   cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"; }
   if node "$HERE/tools/grpc-smoke.mjs" --target "127.0.0.1:$PORT" --wait-seconds 30 | sed 's/^/    /'; then
     pass "gRPC calls to the image's server (Health, reflection, LegalMoves)"
