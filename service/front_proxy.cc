@@ -86,8 +86,7 @@ bool Accepts(const std::string& host, int port) {
   if (!FillAddress(ProbeHost(host), port, &addr, &length)) return false;
   const int fd = socket(addr.ss_family, SOCK_STREAM, 0);
   if (fd < 0) return false;
-  const bool ok =
-      connect(fd, reinterpret_cast<sockaddr*>(&addr), length) == 0;
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), length) == 0;
   close(fd);
   return ok;
 }
@@ -203,9 +202,9 @@ absl::StatusOr<std::unique_ptr<FrontProxy>> FrontProxy::Start(
           proxy->exit_status(), "): ", absl::StrJoin(args, " ")));
     }
     if (absl::Now() > give_up) {
-      return absl::UnavailableError(absl::StrCat(
-          "front proxy did not listen on port ", options.listen_port,
-          " within 10 s"));
+      return absl::UnavailableError(
+          absl::StrCat("front proxy did not listen on port ",
+                       options.listen_port, " within 10 s"));
     }
   }
   return proxy;

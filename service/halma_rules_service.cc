@@ -6,14 +6,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
 #include "halma/game.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/status.h"
-#include "grpcpp/impl/codegen/proto_utils.h"
-#include "grpcpp/support/proto_buffer_reader.h"
-#include "grpcpp/support/proto_buffer_writer.h"
 #include "service/convert.h"
 
 namespace halma::service {
@@ -118,18 +118,18 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
                absl::Now() + options_.max_call_duration);
   absl::Status status =
       AnswerAdjudicate(*request, response, [&]() -> absl::Status {
-                  if (context->IsCancelled()) {
-                    return absl::CancelledError("Adjudicate: call cancelled");
-                  }
-                  if (absl::Now() > deadline) {
-                    return absl::DeadlineExceededError(absl::StrCat(
-                        "Adjudicate: deadline exceeded while replaying the "
-                        "record (the client's deadline, or this server's "
-                        "limit of ",
-                        absl::FormatDuration(options_.max_call_duration),
-                        ": max_call_seconds)"));
-                  }
-                  return absl::OkStatus();
+        if (context->IsCancelled()) {
+          return absl::CancelledError("Adjudicate: call cancelled");
+        }
+        if (absl::Now() > deadline) {
+          return absl::DeadlineExceededError(
+              absl::StrCat("Adjudicate: deadline exceeded while replaying the "
+                           "record (the client's deadline, or this server's "
+                           "limit of ",
+                           absl::FormatDuration(options_.max_call_duration),
+                           ": max_call_seconds)"));
+        }
+        return absl::OkStatus();
       });
   if (status.ok()) {
     bool own_buffer = false;
@@ -263,8 +263,7 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
   const auto& moves = request.moves();
   absl::StatusOr<GameRecordResult> result = AdjudicateRecord(
       *variant, *start, moves.size(),
-      [&moves](int i) { return absl::string_view(moves.Get(i)); },
-      checkpoint);
+      [&moves](int i) { return absl::string_view(moves.Get(i)); }, checkpoint);
   if (!result.ok()) {
     if (!absl::IsInvalidArgument(result.status())) return result.status();
     return RecordErrorToProto(result.status());

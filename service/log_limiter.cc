@@ -18,9 +18,9 @@ void LogLimiter::Log(const std::string& line, absl::Time now) {
     absl::MutexLock lock(&mu_);
     if (now - period_start_ >= period_) {
       if (dropped_ > 0) {
-        dropped_note = absl::StrCat("(", dropped_,
-                                    " similar lines dropped in the last ",
-                                    absl::FormatDuration(period_), ")");
+        dropped_note =
+            absl::StrCat("(", dropped_, " similar lines dropped in the last ",
+                         absl::FormatDuration(period_), ")");
       }
       period_start_ = now;
       written_ = 0;
@@ -57,10 +57,9 @@ LogLimiter& ProtobufLimiter() {
 void HandleProtobufLog(google::protobuf::LogLevel level, const char* filename,
                        int line, const std::string& message) {
   static const char* const kLevels[] = {"INFO", "WARNING", "ERROR", "FATAL"};
-  const char* name =
-      level >= 0 && level <= 3 ? kLevels[level] : "LOG";
-  ProtobufLimiter().Log(absl::StrCat("[libprotobuf ", name, " ", filename,
-                                     ":", line, "] ", message));
+  const char* name = level >= 0 && level <= 3 ? kLevels[level] : "LOG";
+  ProtobufLimiter().Log(absl::StrCat("[libprotobuf ", name, " ", filename, ":",
+                                     line, "] ", message));
 }
 
 }  // namespace

@@ -199,9 +199,9 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   // Behind the proxy, one backend connection carries the streams of many
   // clients (the proxy opens more connections as needed), so the per-client
   // bound is the proxy's.
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
-                             front ? kBackendStreamsPerConnection
-                                   : config.max_concurrent_streams);
+  builder.AddChannelArgument(
+      GRPC_ARG_MAX_CONCURRENT_STREAMS,
+      front ? kBackendStreamsPerConnection : config.max_concurrent_streams);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
                              config.idle_timeout_seconds * 1000);
   builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
@@ -228,9 +228,9 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   builder.SetOption(std::make_unique<ReflectionOption>(config.reflection));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->grpc_port_ == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", grpc_address,
-        " (address in use, or not an address of this host?)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", grpc_address,
+                     " (address in use, or not an address of this host?)"));
   }
   server->port_ = server->grpc_port_;
   if (front) {
@@ -323,9 +323,9 @@ void HalmaServer::DrainFront(absl::Time deadline) {
   // that has passed and no call is being answered, the proxy is stopped, so
   // that a slow client cannot hold the shutdown for the whole grace period.
   front_->BeginDrain();
-  const absl::Time uploads_end =
-      std::min(deadline,
-               absl::Now() + absl::Seconds(config_.stream_read_timeout_seconds));
+  const absl::Time uploads_end = std::min(
+      deadline,
+      absl::Now() + absl::Seconds(config_.stream_read_timeout_seconds));
   while (!front_->WaitForExit(absl::Now() + absl::Milliseconds(20))) {
     const absl::Time now = absl::Now();
     if (now >= deadline ||

@@ -15,10 +15,10 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "halma/v1/halma.grpc.pb.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "service/front_proxy.h"
 #include "service/log_limiter.h"
 #include "service/server.h"
@@ -98,8 +98,7 @@ class BackgroundCall {
   BackgroundCall(std::shared_ptr<grpc::Channel> channel,
                  v1::AdjudicateRequest request,
                  absl::Duration deadline = absl::InfiniteDuration())
-      : stub_(v1::HalmaRules::NewStub(channel)),
-        request_(std::move(request)) {
+      : stub_(v1::HalmaRules::NewStub(channel)), request_(std::move(request)) {
     if (deadline != absl::InfiniteDuration()) {
       context_.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
     }
@@ -137,6 +136,27 @@ grpc::Status Call(v1::HalmaRules::Stub& stub,
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::seconds(30));
   return stub.Adjudicate(&context, request, response);
+}
+
+// Calls `method` with `bytes` as the serialized request, as a client that
+// sends whatever it likes would.
+grpc::Status CallWithBytes(grpc::GenericStub& stub, const std::string& method,
+                           const std::string& bytes) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(10));
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer in(&slice, 1);
+  grpc::ByteBuffer out;
+  grpc::Status status;
+  absl::Notification done;
+  stub.UnaryCall(&context, method, grpc::StubOptions(), &in, &out,
+                 [&](grpc::Status s) {
+                   status = std::move(s);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  return status;
 }
 
 TEST(LimitsTest, ReplaysBeyondTheLimitAreRefusedAtOnceAndNameIt) {
@@ -262,18 +282,18 @@ TEST(FrontProxyTest, ServesThroughNghttpxOnItsOwnPort) {
 }
 
 TEST(FrontProxyTest, ArgumentsCarryTheLimits) {
-  const std::vector<std::string> args = FrontProxyArguments(FrontProxyOptions{
-      .binary = "/usr/sbin/nghttpx",
-      .listen_host = "::",
-      .listen_port = 50051,
-      .backend_port = 41000,
-      .max_connections = 7,
-      .max_concurrent_streams = 9,
-      .idle_timeout_seconds = 11,
-      .handshake_timeout_seconds = 3,
-      .stream_read_timeout_seconds = 4,
-      .max_metadata_bytes = 5000,
-      .backend_timeout_seconds = 15});
+  const std::vector<std::string> args =
+      FrontProxyArguments(FrontProxyOptions{.binary = "/usr/sbin/nghttpx",
+                                            .listen_host = "::",
+                                            .listen_port = 50051,
+                                            .backend_port = 41000,
+                                            .max_connections = 7,
+                                            .max_concurrent_streams = 9,
+                                            .idle_timeout_seconds = 11,
+                                            .handshake_timeout_seconds = 3,
+                                            .stream_read_timeout_seconds = 4,
+                                            .max_metadata_bytes = 5000,
+                                            .backend_timeout_seconds = 15});
   const auto has = [&](const std::string& arg) {
     return std::find(args.begin(), args.end(), arg) != args.end();
   };
@@ -346,29 +366,24 @@ TEST(LimitsTest, AdjudicateOfBadBytesIsInvalidArgumentNamingTheRequest) {
   const std::string valid = ShortRecord().SerializeAsString();
   for (const std::string& bytes : {
            // moves[1] = "a1\xff": not UTF-8.
-           valid + std::string("\x1a\x03" "a1\xff", 5),
+           valid + std::string("\x1a\x03"
+                               "a1\xff",
+                               5),
            // Truncated: a field that says 100 bytes follow.
-           valid + std::string("\x1a\x64" "b1", 4),
+           valid + std::string("\x1a\x64"
+                               "b1",
+                               4),
        }) {
-    grpc::ClientContext context;
-    grpc::ByteBuffer out;
-    grpc::Slice slice(bytes);
-    grpc::ByteBuffer in(&slice, 1);
-    grpc::Status status;
-    absl::Notification done;
-    stub.UnaryCall(&context, "/halma.v1.HalmaRules/Adjudicate",
-                   grpc::StubOptions(), &in, &out, [&](grpc::Status s) {
-                     status = std::move(s);
-                     done.Notify();
-                   });
-    done.WaitForNotification();
+    const grpc::Status status =
+        CallWithBytes(stub, "/halma.v1.HalmaRules/Adjudicate", bytes);
     EXPECT_EQ(status.error_code(), StatusCode::INVALID_ARGUMENT);
     EXPECT_THAT(status.error_message(),
                 HasSubstr("request: not a valid halma.v1.AdjudicateRequest"));
   }
 }
 
-// --- Log flood ----------------------------------------------------------------
+// --- Log flood
+// ----------------------------------------------------------------
 
 TEST(LogLimiterTest, AtMostABurstPerPeriodThenSaysHowManyWereDropped) {
   std::vector<std::string> lines;
@@ -403,20 +418,8 @@ TEST(LogLimiterTest, RequestsWithInvalidUtf8DoNotFloodTheLog) {
   testing::internal::CaptureStderr();
   int answered = 0;
   for (int i = 0; i < 200; ++i) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(10));
-    grpc::ByteBuffer out;
-    grpc::Slice slice(bytes);
-    grpc::ByteBuffer in(&slice, 1);
-    grpc::Status status;
-    absl::Notification done;
-    stub.UnaryCall(&context, "/halma.v1.HalmaRules/ValidateMove",
-                   grpc::StubOptions(), &in, &out, [&](grpc::Status s) {
-                     status = std::move(s);
-                     done.Notify();
-                   });
-    done.WaitForNotification();
+    const grpc::Status status =
+        CallWithBytes(stub, "/halma.v1.HalmaRules/ValidateMove", bytes);
     if (!status.ok()) ++answered;
   }
   const std::string log = testing::internal::GetCapturedStderr();

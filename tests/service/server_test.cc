@@ -1228,8 +1228,7 @@ TEST(ConfigTest, EveryLimitHasAFlagAnEnvironmentVariableAndARange) {
       {"HALMA_MAX_CALL_SECONDS", "2",
        [](const ServerConfig& c) { return c.max_call_seconds; }, 2},
       {"HALMA_MAX_CONCURRENT_ADJUDICATIONS", "5",
-       [](const ServerConfig& c) { return c.max_concurrent_adjudications; },
-       5},
+       [](const ServerConfig& c) { return c.max_concurrent_adjudications; }, 5},
       {"HALMA_SHUTDOWN_DELAY_SECONDS", "6",
        [](const ServerConfig& c) { return c.shutdown_delay_seconds; }, 6},
       {"HALMA_BACKEND_PORT", "41000",
@@ -1240,8 +1239,7 @@ TEST(ConfigTest, EveryLimitHasAFlagAnEnvironmentVariableAndARange) {
     SCOPED_TRACE(limit.env);
     EXPECT_NE(limit.get(defaults), limit.want);
     ASSERT_TRUE(ApplyEnvironmentToFlags([&](const char* name) {
-                  return std::string(name) == limit.env ? limit.value
-                                                        : nullptr;
+                  return std::string(name) == limit.env ? limit.value : nullptr;
                 }).ok());
     EXPECT_EQ(limit.get(ConfigFromFlags()), limit.want);
   }
