@@ -22,7 +22,6 @@ parent process on Linux).
 import argparse
 import importlib.util
 import json
-import math
 import os
 import socket
 import sys
@@ -30,6 +29,8 @@ import threading
 import time
 
 import grpc
+
+from harness import latency_summary as summary  # noqa: E402
 
 HALMA_SERVICE = "halma.v1.HalmaRules"
 MAX_ERROR_SAMPLES = 20
@@ -41,22 +42,6 @@ def load(name, path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def percentile(values, p):
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, int(math.ceil(p / 100.0 * len(ordered))))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
-def summary(seconds):
-    ms = [s * 1000.0 for s in seconds]
-    r = lambda v: None if v is None else round(v, 2)  # noqa: E731
-    return {"n": len(ms), "p50_ms": r(percentile(ms, 50)),
-            "p99_ms": r(percentile(ms, 99)),
-            "max_ms": r(max(ms) if ms else None)}
 
 
 class Control:
