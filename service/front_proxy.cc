@@ -131,6 +131,10 @@ std::vector<std::string> FrontProxyArguments(const FrontProxyOptions& o) {
       "--no-ocsp",
       "--errorlog-file=/dev/stderr",
       "--log-level=WARN",
+      // Connection ageing reloads nghttpx: its old worker sends GOAWAY to
+      // every client and may finish calls in flight for this long.
+      absl::StrCat("--worker-process-grace-shutdown-period=",
+                   Seconds(o.connection_age_grace_seconds)),
   };
   if (tls) {
     args.push_back(o.tls_key);
@@ -207,14 +211,36 @@ absl::StatusOr<std::unique_ptr<FrontProxy>> FrontProxy::Start(
                        options.listen_port, " within 10 s"));
     }
   }
+  if (options.connection_age_seconds > 0) {
+    // nghttpx has no maximum connection age of its own; a reload (SIGHUP)
+    // starts a new worker on the same listener and has the old one send
+    // GOAWAY and finish, which is the same thing for every connection at
+    // once.
+    proxy->ager_ = std::thread([p = proxy.get()] {
+      const absl::Duration age =
+          absl::Seconds(p->options_.connection_age_seconds);
+      while (!p->stop_ageing_.WaitForNotificationWithTimeout(age)) {
+        if (p->Exited()) return;
+        kill(p->pid_, SIGHUP);
+        p->ages_.fetch_add(1);
+      }
+    });
+  }
   return proxy;
 }
 
 void FrontProxy::BeginDrain() {
+  StopAgeing();
   if (!Exited()) kill(pid_, SIGQUIT);
 }
 
+void FrontProxy::StopAgeing() {
+  if (!stop_ageing_.HasBeenNotified()) stop_ageing_.Notify();
+  if (ager_.joinable()) ager_.join();
+}
+
 void FrontProxy::Stop() {
+  StopAgeing();
   if (!Exited()) {
     kill(pid_, SIGTERM);
     if (!WaitForExit(absl::Now() + absl::Seconds(2))) {

@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -40,6 +41,11 @@ struct FrontProxyOptions {
   int max_metadata_bytes = 0;
   // How long the backend may take to answer a call.
   int backend_timeout_seconds = 0;
+  // Every this many seconds (0 = never) every client connection is sent
+  // GOAWAY, so that clients re-resolve and spread over new pods; calls in
+  // flight then get `connection_age_grace_seconds` (0 = no limit).
+  int connection_age_seconds = 0;
+  int connection_age_grace_seconds = 0;
 };
 
 // nghttpx's command line for `options` (listen_port must be set).
@@ -62,6 +68,9 @@ class FrontProxy {
   int port() const { return options_.listen_port; }
   pid_t pid() const { return pid_; }
 
+  // How many times connections have been aged (see connection_age_seconds).
+  int connection_ages() const { return ages_.load(); }
+
   // Graceful stop (SIGQUIT): the listener closes, clients get GOAWAY,
   // streams already open run to their end; nghttpx exits when none is left.
   void BeginDrain();
@@ -78,12 +87,16 @@ class FrontProxy {
 
  private:
   explicit FrontProxy(FrontProxyOptions options) : options_(options) {}
+  void StopAgeing();
 
   FrontProxyOptions options_;
   pid_t pid_ = -1;
   int exit_status_ = 0;
+  std::atomic<int> ages_{0};
   absl::Notification exited_;
   std::thread reaper_;  // waitpid()s for the child.
+  absl::Notification stop_ageing_;
+  std::thread ager_;  // Sends the reloads that age connections.
 };
 
 }  // namespace halma::service

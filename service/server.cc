@@ -212,11 +212,13 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   // vanished without a FIN are closed instead of held for hours.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60 * 1000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20 * 1000);
-  if (config.max_connection_age_seconds > 0) {
+  // Behind the front proxy the clients' connections are the proxy's, and
+  // it ages them (FrontProxyOptions::connection_age_seconds).
+  if (config.max_connection_age_seconds > 0 && !front) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
                                config.max_connection_age_seconds * 1000);
   }
-  if (config.max_connection_age_grace_seconds > 0) {
+  if (config.max_connection_age_grace_seconds > 0 && !front) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                                config.max_connection_age_grace_seconds * 1000);
   }
@@ -249,6 +251,9 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
             .stream_read_timeout_seconds = config.stream_read_timeout_seconds,
             .max_metadata_bytes = config.max_metadata_bytes,
             .backend_timeout_seconds = config.max_call_seconds + 5,
+            .connection_age_seconds = config.max_connection_age_seconds,
+            .connection_age_grace_seconds =
+                config.max_connection_age_grace_seconds,
         });
     if (!proxy.ok()) return proxy.status();
     server->front_ = *std::move(proxy);

@@ -3,6 +3,12 @@
 // mid-record, the default maximum call duration, and the nghttpx front
 // (serving, shutdown with NOT_SERVING and no call lost). The attacks
 // themselves, against the binary, are in tests/attack/.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -348,6 +354,58 @@ TEST(FrontProxyTest, ShutdownSaysNotServingThenFinishesCallsInFlight) {
   auto fresh = Health::NewStub(ChannelTo(server->address()));
   CheckHealth(*fresh, &status);
   EXPECT_EQ(status.error_code(), StatusCode::UNAVAILABLE);
+}
+
+// Seconds until the server closes a raw HTTP/2 connection that has sent its
+// preface and SETTINGS and then stays silent (at most `limit`).
+double SecondsUntilClosed(int port, double limit) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const std::string hello = std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
+                            std::string("\0\0\0\x04\0\0\0\0\0", 9);
+  EXPECT_EQ(send(fd, hello.data(), hello.size(), 0),
+            static_cast<ssize_t>(hello.size()));
+  timeval tick = {0, 100 * 1000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof(tick));
+  const absl::Time start = absl::Now();
+  char buffer[4096];
+  while (absl::ToDoubleSeconds(absl::Now() - start) < limit) {
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) break;
+  }
+  close(fd);
+  return absl::ToDoubleSeconds(absl::Now() - start);
+}
+
+TEST(FrontProxyTest, ConnectionsAreAgedAndCallsGoOn) {
+  ServerConfig config = FrontConfig();
+  config.max_connection_age_seconds = 1;
+  config.max_connection_age_grace_seconds = 1;
+  auto server = MustStart(config);
+  ASSERT_NE(server, nullptr);
+  // A silent connection is sent GOAWAY and closed at its age (plus grace),
+  // long before the idle timeout (30 s).
+  const double closed = SecondsUntilClosed(server->port(), 15);
+  EXPECT_LT(closed, 4.0);
+  EXPECT_GE(server->front_proxy()->connection_ages(), 1);
+  // A client calling throughout reconnects and sees no error.
+  auto stub = v1::HalmaRules::NewStub(ChannelTo(server->address()));
+  const int ages_before = server->front_proxy()->connection_ages();
+  const absl::Time end = absl::Now() + absl::Milliseconds(2500);
+  int calls = 0;
+  while (absl::Now() < end) {
+    v1::AdjudicateResponse response;
+    grpc::Status status = Call(*stub, ShortRecord(), &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ++calls;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_GT(calls, 50);
+  EXPECT_GE(server->front_proxy()->connection_ages(), ages_before + 2);
 }
 
 TEST(FrontProxyTest, AMissingBinaryIsAStartUpError) {
