@@ -113,7 +113,7 @@ class HalmaRulesService final : public RulesServiceBase {
   RulesOptions options_;
   // Every call holds a slot of `calls_` (unbounded: it only counts);
   // Adjudicate also holds one of `adjudications_`.
-  mutable ConcurrencyLimit calls_{1 << 30};
+  ConcurrencyLimit calls_{1 << 30};
   ConcurrencyLimit adjudications_;
   v1::ListVariantsResponse variants_;  // Built once: presets never change.
   ArenaMessageAllocator<v1::ValidateMoveRequest, v1::ValidateMoveResponse>

@@ -20,9 +20,7 @@ parent process on Linux).
 """
 
 import argparse
-import importlib.util
 import json
-import os
 import socket
 import sys
 import threading
@@ -31,17 +29,11 @@ import time
 import grpc
 
 from harness import latency_summary as summary  # noqa: E402
+from harness import load_protos  # noqa: E402
 
 HALMA_SERVICE = "halma.v1.HalmaRules"
 MAX_ERROR_SAMPLES = 20
 MAX_EVENTS = 20000
-
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class Control:
@@ -79,10 +71,8 @@ def main():
     if not args.target.startswith("127.0.0.1:"):
         sys.exit("good_client: only 127.0.0.1 targets")
 
-    halma = load("good_halma_pb2", os.path.join(args.pb_dir, "halma", "v1",
-                                                "halma_pb2.py"))
-    health = load("good_health_pb2", os.path.join(
-        args.pb_dir, "grpc", "health", "v1", "health_pb2.py"))
+    protos = load_protos(args.pb_dir)
+    halma, health = protos.halma, protos.health
     serving = health.HealthCheckResponse.SERVING
     status_name = health.HealthCheckResponse.ServingStatus.Name
 
