@@ -89,6 +89,14 @@ absl::StatusOr<const Variant*> ResolveVariant(const v1::Variant& proto,
     }
     case v1::Variant::kCustom: {
       const v1::VariantSpec& in = proto.custom();
+      // Refused before copying: a list longer than any board is wrong
+      // whatever its entries, and may be a few megabytes long.
+      if (in.camp_rows_size() > kMaxBoardSize) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("variant.custom.camp_rows: ", in.camp_rows_size(),
+                         " rows, expected at most ", kMaxBoardSize,
+                         " (the largest board has ", kMaxBoardSize, " ranks)"));
+      }
       VariantSpec spec;
       spec.board_size = in.board_size();
       spec.seat_count = in.seat_count();

@@ -6,15 +6,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/impl/codegen/proto_utils.h"
-#include "grpcpp/support/proto_buffer_reader.h"
-#include "grpcpp/support/proto_buffer_writer.h"
+#include "google/protobuf/arena.h"
 #include "halma/game.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/status.h"
 #include "service/convert.h"
+#include "service/request_codec.h"
 
 namespace halma::service {
 namespace {
@@ -45,6 +44,27 @@ grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// One call of a raw method: parse the request onto an arena, answer,
+// serialize the answer. The arena's first block is on the stack, so that an
+// ordinary call allocates no arena memory at all.
+template <typename Request, typename Response, typename Answer>
+absl::Status ServeCall(const grpc::ByteBuffer& request_bytes,
+                       grpc::ByteBuffer* response_bytes, Answer answer) {
+  alignas(16) char first_block[4096];
+  google::protobuf::ArenaOptions options;
+  options.initial_block = first_block;
+  options.initial_block_size = sizeof(first_block);
+  options.start_block_size = 4096;
+  options.max_block_size = 256 * 1024;
+  google::protobuf::Arena arena(options);
+  auto* request = google::protobuf::Arena::CreateMessage<Request>(&arena);
+  auto* response = google::protobuf::Arena::CreateMessage<Response>(&arena);
+  absl::Status status = ParseRequest(request_bytes, request);
+  if (status.ok()) status = answer(*request, response);
+  if (status.ok()) status = SerializeResponse(*response, response_bytes);
+  return status;
+}
+
 }  // namespace
 
 HalmaRulesService::HalmaRulesService(RulesOptions options)
@@ -62,28 +82,34 @@ HalmaRulesService::HalmaRulesService(RulesOptions options)
     info->set_start_position(FormatPosition(StartPosition(variant), variant));
     info->set_source(entry.source);
   }
-  SetMessageAllocatorFor_ValidateMove(&validate_allocator_);
-  SetMessageAllocatorFor_LegalMoves(&legal_moves_allocator_);
+  variants_.SerializeToString(&variants_bytes_);
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::ValidateMove(
-    grpc::CallbackServerContext* context,
-    const v1::ValidateMoveRequest* request,
-    v1::ValidateMoveResponse* response) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
   ConcurrencyLimit::Slot call = calls_.TryAcquire();
-  return Finish(context, AnswerValidateMove(*request, response));
+  return Finish(context,
+                ServeCall<v1::ValidateMoveRequest, v1::ValidateMoveResponse>(
+                    *request, response, [this](const auto& in, auto* out) {
+                      return AnswerValidateMove(in, out);
+                    }));
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::LegalMoves(
-    grpc::CallbackServerContext* context, const v1::LegalMovesRequest* request,
-    v1::LegalMovesResponse* response) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
   ConcurrencyLimit::Slot call = calls_.TryAcquire();
-  return Finish(context, AnswerLegalMoves(*request, response));
+  return Finish(context,
+                ServeCall<v1::LegalMovesRequest, v1::LegalMovesResponse>(
+                    *request, response, [this](const auto& in, auto* out) {
+                      return AnswerLegalMoves(in, out);
+                    }));
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
-    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
-    grpc::ByteBuffer* response_bytes) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
   ConcurrencyLimit::Slot call = calls_.TryAcquire();
   // Replays are the one kind of call whose cost grows with the request, so
   // only so many run at once; the rest are refused at once, before their
@@ -97,58 +123,43 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
                       " records are being replayed already, this server's "
                       "limit (max_concurrent_adjudications); retry later")));
   }
-  google::protobuf::Arena arena(CallArenaOptions());
-  auto* request =
-      google::protobuf::Arena::CreateMessage<v1::AdjudicateRequest>(&arena);
-  auto* response =
-      google::protobuf::Arena::CreateMessage<v1::AdjudicateResponse>(&arena);
-  {
-    grpc::ByteBuffer bytes(*request_bytes);  // Shares the slices: no copy.
-    grpc::ProtoBufferReader reader(&bytes);
-    if (!request->ParseFromZeroCopyStream(&reader)) {
-      return Finish(context,
-                    absl::InvalidArgumentError(
-                        "request: not a valid halma.v1.AdjudicateRequest "
-                        "(malformed or truncated protobuf, or a string field "
-                        "that is not UTF-8)"));
-    }
-  }
   const absl::Time deadline =
       std::min(absl::FromChrono(context->deadline()),
                absl::Now() + options_.max_call_duration);
-  absl::Status status =
-      AnswerAdjudicate(*request, response, [&]() -> absl::Status {
-        if (context->IsCancelled()) {
-          return absl::CancelledError("Adjudicate: call cancelled");
-        }
-        if (absl::Now() > deadline) {
-          return absl::DeadlineExceededError(
-              absl::StrCat("Adjudicate: deadline exceeded while replaying the "
-                           "record (the client's deadline, or this server's "
-                           "limit of ",
-                           absl::FormatDuration(options_.max_call_duration),
-                           ": max_call_seconds)"));
-        }
-        return absl::OkStatus();
-      });
-  if (status.ok()) {
-    bool own_buffer = false;
-    grpc::Status serialized =
-        grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::AdjudicateResponse>(
-            *response, response_bytes, &own_buffer);
-    if (!serialized.ok()) {
-      status = absl::InternalError("Adjudicate: cannot serialize the answer");
+  auto checkpoint = [&]() -> absl::Status {
+    if (context->IsCancelled()) {
+      return absl::CancelledError("Adjudicate: call cancelled");
     }
-  }
-  return Finish(context, status);
+    if (absl::Now() > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("Adjudicate: deadline exceeded while replaying the "
+                       "record (the client's deadline, or this server's "
+                       "limit of ",
+                       absl::FormatDuration(options_.max_call_duration),
+                       ": max_call_seconds)"));
+    }
+    return absl::OkStatus();
+  };
+  return Finish(context,
+                ServeCall<v1::AdjudicateRequest, v1::AdjudicateResponse>(
+                    *request, response, [&](const auto& in, auto* out) {
+                      return AnswerAdjudicate(in, out, checkpoint);
+                    }));
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::ListVariants(
-    grpc::CallbackServerContext* context,
-    const v1::ListVariantsRequest* request,
-    v1::ListVariantsResponse* response) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
   ConcurrencyLimit::Slot call = calls_.TryAcquire();
-  return Finish(context, AnswerListVariants(*request, response));
+  v1::ListVariantsRequest parsed;
+  absl::Status status = ParseRequest(*request, &parsed);
+  if (status.ok()) {
+    // The answer never changes: its bytes are sent as they are, uncopied.
+    grpc::Slice slice(variants_bytes_.data(), variants_bytes_.size(),
+                      grpc::Slice::STATIC_SLICE);
+    *response = grpc::ByteBuffer(&slice, 1);
+  }
+  return Finish(context, status);
 }
 
 absl::Status HalmaRulesService::AnswerValidateMove(
@@ -167,6 +178,11 @@ absl::Status HalmaRulesService::AnswerValidateMove(
   if (!move.ok()) return move.status();
 
   const GameStatus status = EvaluateStatus(*variant, *position);
+  // A finished game refuses every move without counting one.
+  if (absl::Status room = CheckRoomForMove(*position);
+      !status.over && !room.ok()) {
+    return WithField("position", room);
+  }
   const MoveCheck check = CheckMove(*variant, *position, status, *move);
   response->set_mover(SeatToProto(position->to_move));
   if (check.verdict != MoveVerdict::kLegal) {
@@ -244,6 +260,12 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
 absl::Status HalmaRulesService::AnswerAdjudicate(
     const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint) const {
+  if (request.moves_size() > options_.max_record_moves) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("moves: the record has ", request.moves_size(),
+                     " moves, more than this server's limit of ",
+                     options_.max_record_moves, " (max_record_moves)"));
+  }
   RequestBoard board;
   if (absl::Status status =
           ResolveBoard(request.variant(), request.start_position(),
@@ -253,12 +275,6 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
   }
   const Variant* variant = board.variant;
   const Position* start = &board.position;
-  if (request.moves_size() > options_.max_record_moves) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("moves: the record has ", request.moves_size(),
-                     " moves, more than this server's limit of ",
-                     options_.max_record_moves, " (max_record_moves)"));
-  }
 
   const auto& moves = request.moves();
   absl::StatusOr<GameRecordResult> result = AdjudicateRecord(

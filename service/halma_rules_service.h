@@ -7,12 +7,12 @@
 #ifndef HALMA_SERVICE_HALMA_RULES_SERVICE_H_
 #define HALMA_SERVICE_HALMA_RULES_SERVICE_H_
 
+#include <string>
+
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/support/message_allocator.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/v1/halma.pb.h"
 #include "service/concurrency_limit.h"
@@ -28,66 +28,33 @@ struct RulesOptions {
   absl::Duration max_call_duration = absl::Seconds(10);
 };
 
-// The arena blocks of one call: small first, growing for large answers.
-inline google::protobuf::ArenaOptions CallArenaOptions() {
-  google::protobuf::ArenaOptions options;
-  options.start_block_size = 4096;
-  options.max_block_size = 256 * 1024;
-  return options;
-}
-
-// Allocates each call's request and response on one protobuf arena, so that
-// a large answer (thousands of Move messages) costs a few block allocations
-// instead of one per message and string.
-template <typename Request, typename Response>
-class ArenaMessageAllocator : public grpc::MessageAllocator<Request, Response> {
- public:
-  grpc::MessageHolder<Request, Response>* AllocateMessages() override {
-    return new Holder();
-  }
-
- private:
-  class Holder : public grpc::MessageHolder<Request, Response> {
-   public:
-    Holder() : arena_(CallArenaOptions()) {
-      this->set_request(
-          google::protobuf::Arena::CreateMessage<Request>(&arena_));
-      this->set_response(
-          google::protobuf::Arena::CreateMessage<Response>(&arena_));
-    }
-    void Release() override { delete this; }
-
-   private:
-    google::protobuf::Arena arena_;
-  };
-};
-
-// Adjudicate is a raw method (the request arrives as bytes): its requests
-// are the large ones, and a call refused by the concurrency limit should
-// cost no parsing. The handler parses them itself, onto an arena.
-using RulesServiceBase = v1::HalmaRules::WithRawCallbackMethod_Adjudicate<
-    v1::HalmaRules::CallbackService>;
+// Every method is raw (its request arrives as bytes): the handler parses it
+// itself onto the call's arena (ParseRequest), so that bytes that do not
+// parse get INVALID_ARGUMENT naming the field, and a call refused by a
+// limit costs no parsing.
+using RulesServiceBase = v1::HalmaRules::WithRawCallbackMethod_ValidateMove<
+    v1::HalmaRules::WithRawCallbackMethod_LegalMoves<
+        v1::HalmaRules::WithRawCallbackMethod_Adjudicate<
+            v1::HalmaRules::WithRawCallbackMethod_ListVariants<
+                v1::HalmaRules::Service>>>>;
 
 class HalmaRulesService final : public RulesServiceBase {
  public:
   explicit HalmaRulesService(RulesOptions options = RulesOptions{});
 
   // gRPC handlers.
-  grpc::ServerUnaryReactor* ValidateMove(
-      grpc::CallbackServerContext* context,
-      const v1::ValidateMoveRequest* request,
-      v1::ValidateMoveResponse* response) override;
-  grpc::ServerUnaryReactor* LegalMoves(
-      grpc::CallbackServerContext* context,
-      const v1::LegalMovesRequest* request,
-      v1::LegalMovesResponse* response) override;
+  grpc::ServerUnaryReactor* ValidateMove(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* LegalMoves(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Adjudicate(grpc::CallbackServerContext* context,
                                        const grpc::ByteBuffer* request,
                                        grpc::ByteBuffer* response) override;
-  grpc::ServerUnaryReactor* ListVariants(
-      grpc::CallbackServerContext* context,
-      const v1::ListVariantsRequest* request,
-      v1::ListVariantsResponse* response) override;
+  grpc::ServerUnaryReactor* ListVariants(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
 
   // The same answers without gRPC: INVALID_ARGUMENT for malformed input,
   // naming the request field; OK otherwise (an illegal move is an answer).
@@ -115,11 +82,9 @@ class HalmaRulesService final : public RulesServiceBase {
   // Adjudicate also holds one of `adjudications_`.
   ConcurrencyLimit calls_{1 << 30};
   ConcurrencyLimit adjudications_;
-  v1::ListVariantsResponse variants_;  // Built once: presets never change.
-  ArenaMessageAllocator<v1::ValidateMoveRequest, v1::ValidateMoveResponse>
-      validate_allocator_;
-  ArenaMessageAllocator<v1::LegalMovesRequest, v1::LegalMovesResponse>
-      legal_moves_allocator_;
+  // Built once: presets never change. Also kept serialized, for the answer.
+  v1::ListVariantsResponse variants_;
+  std::string variants_bytes_;
 };
 
 }  // namespace halma::service

@@ -40,6 +40,17 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
     if (i % kCheckpointInterval == kCheckpointInterval - 1) {
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
+    if (absl::Status room = CheckRoomForMove(result.final_position);
+        !result.status.over && !room.ok()) {
+      // Only a start position at the very end of the count range gets here.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ply ", i + 1, ": '",
+          std::string(1, SeatLetter(result.final_position.to_move)),
+          "' has made ", kMaxMoveCount,
+          " moves, the most a count can hold, so this move cannot be counted "
+          "(the start position leaves room for ",
+          i, " moves)"));
+    }
     MoveCheck check =
         CheckMove(variant, result.final_position, result.status, moves[i]);
     if (check.verdict != MoveVerdict::kLegal) {

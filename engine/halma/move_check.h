@@ -39,11 +39,12 @@ struct MoveCheck {
 
 // Checks `move` for the side to move of a well-formed position whose
 // status is `status` (from EvaluateStatus), and applies it when legal.
+// The position must leave room to count the move (CheckRoomForMove).
 MoveCheck CheckMove(const Variant& variant, const Position& position,
                     const GameStatus& status, const MoveText& move);
 
 // Applies a legal move (or pass): moves the piece, counts the move and
-// names the next seat still playing.
+// names the next seat still playing. Requires CheckRoomForMove.
 Position ApplyMove(const Variant& variant, const Position& position,
                    const MoveText& move);
 

@@ -14,7 +14,8 @@ constexpr size_t kMaxQuoted = 80;
 // so anything longer than this is not worth reading.
 constexpr size_t kMaxMoveText = 1024;
 constexpr size_t kMaxPositionText = 4096;
-constexpr int kMaxMoveCountDigits = 9;
+// kMaxMoveCount, 9223372036854775807, has 19 digits.
+constexpr int kMaxMoveCountDigits = 19;
 
 std::string FileRange(int n) {
   return absl::StrCat("a..", std::string(1, static_cast<char>('a' + n - 1)));
@@ -66,7 +67,7 @@ std::string QuoteForError(absl::string_view text) {
   }
   out += "\"";
   if (shown < text.size()) {
-    absl::StrAppend(&out, "... (", text.size(), " bytes)");
+    absl::StrAppend(&out, "... (cut: ", text.size(), " bytes in all)");
   }
   return out;
 }
@@ -281,15 +282,18 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
     bool digits =
         !c.empty() && static_cast<int>(c.size()) <= kMaxMoveCountDigits;
     for (char ch : c) digits = digits && IsDigit(ch);
-    if (!digits) {
+    // Accumulated as unsigned: 19 digits fit in 64 bits unsigned.
+    uint64_t value = 0;
+    if (digits) {
+      for (char ch : c) value = value * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    if (!digits || value > static_cast<uint64_t>(kMaxMoveCount)) {
       return Malformed("position", text,
                        absl::StrCat("move count ", i + 1, " ", QuoteForError(c),
-                                    ", expected a decimal number of at most ",
-                                    kMaxMoveCountDigits, " digits"));
+                                    ", expected a decimal number from 0 to ",
+                                    kMaxMoveCount));
     }
-    int value = 0;
-    for (char ch : c) value = value * 10 + (ch - '0');
-    pos.move_count[SeatIndex(variant.seats[i])] = value;
+    pos.move_count[SeatIndex(variant.seats[i])] = static_cast<int64_t>(value);
   }
 
   absl::Status consistent = CheckPositionConsistency(variant, pos);

@@ -42,6 +42,18 @@ SeatSet SeatsStillPlaying(const Variant& variant, const Position& position) {
   return playing;
 }
 
+absl::Status CheckRoomForMove(const Position& position) {
+  const Seat mover = position.to_move;
+  if (position.move_count[SeatIndex(mover)] < kMaxMoveCount) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("position move count of '",
+                   std::string(1, SeatLetter(mover)), "' is ", kMaxMoveCount,
+                   ", the most a count can hold, so its next move cannot be "
+                   "counted"));
+}
+
 absl::Status CheckPositionConsistency(const Variant& variant,
                                       const Position& position) {
   for (int i = 0; i < kMaxSeats; ++i) {
@@ -81,18 +93,25 @@ absl::Status CheckPositionConsistency(const Variant& variant,
         "playing"));
   }
   // Alternate play: seats before the side to move have made one move more.
-  const int base = position.move_count[SeatIndex(to_move)];
+  // Compared as actual - extra against base, which cannot overflow for
+  // counts from 0 to kMaxMoveCount.
+  const int64_t base = position.move_count[SeatIndex(to_move)];
   bool before = true;
   for (int i = 0; i < variant.seat_count; ++i) {
     const Seat s = variant.seats[i];
     if (s == to_move) before = false;
-    const int expected = base + (before ? 1 : 0);
-    const int actual = position.move_count[SeatIndex(s)];
+    const int extra = before ? 1 : 0;
+    const int64_t actual = position.move_count[SeatIndex(s)];
     if (actual < 0) {
       return absl::InvalidArgumentError("position move counts are negative");
     }
-    if (actual == expected) continue;
-    if (!playing.Has(s) && actual < expected) continue;
+    if (actual - extra == base) continue;
+    if (!playing.Has(s) && actual - extra < base) continue;
+    const std::string expected =
+        base == kMaxMoveCount && extra == 1
+            ? absl::StrCat("more than ", kMaxMoveCount,
+                           ", which no count can hold,")
+            : absl::StrCat(base + extra);
     return absl::InvalidArgumentError(absl::StrCat(
         "position move count of '", std::string(1, SeatLetter(s)), "' is ",
         actual, ", expected ", expected, " with '",

@@ -1,6 +1,9 @@
 #ifndef HALMA_POSITION_H_
 #define HALMA_POSITION_H_
 
+#include <cstdint>
+#include <limits>
+
 #include "absl/status/status.h"
 #include "halma/bitboard.h"
 #include "halma/seat.h"
@@ -8,12 +11,16 @@
 
 namespace halma {
 
+// The most moves a seat's count can hold: RULES.md section 4 sets no bound,
+// this one is far beyond any game and keeps every sum of counts exact.
+inline constexpr int64_t kMaxMoveCount = std::numeric_limits<int64_t>::max();
+
 // A position: where every piece stands, whose turn it is and how many moves
 // each seat has made. Plain data; seats not in play have no pieces.
 struct Position {
   Bitboard pieces[kMaxSeats];
   Seat to_move = Seat::kW;
-  int move_count[kMaxSeats] = {0, 0, 0, 0};
+  int64_t move_count[kMaxSeats] = {0, 0, 0, 0};
 
   Bitboard Occupied() const {
     return pieces[0] | pieces[1] | pieces[2] | pieces[3];
@@ -28,8 +35,9 @@ struct Position {
     }
     return false;
   }
-  int TotalMoves() const {
-    return move_count[0] + move_count[1] + move_count[2] + move_count[3];
+  // Whether any move has been made (a sum of counts could overflow).
+  bool AnyMoveMade() const {
+    return (move_count[0] | move_count[1] | move_count[2] | move_count[3]) != 0;
   }
   friend bool operator==(const Position& a, const Position& b);
 };
@@ -44,6 +52,11 @@ bool BrokeHomeExitRule(const Variant& variant, const Position& position,
                        Seat seat);
 // The seats still playing: in play and, in four-player games, not eliminated.
 SeatSet SeatsStillPlaying(const Variant& variant, const Position& position);
+
+// OK when the side to move can make one more move and have it counted:
+// INVALID_ARGUMENT when its count is already kMaxMoveCount, so that no
+// answer ever holds a position that ParsePosition would reject.
+absl::Status CheckRoomForMove(const Position& position);
 
 // Checks the rules of RULES.md section 4 that a well-formed position must
 // meet: piece counts per seat and move counts that fit alternate play.

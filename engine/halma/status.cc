@@ -17,12 +17,13 @@ int TurnIndex(const Variant& variant, Seat s) {
 // an earlier round have fallen behind and are skipped.
 Seat LastMover(const Variant& variant, const Position& position) {
   const int to_move = TurnIndex(variant, position.to_move);
-  const int base = position.move_count[SeatIndex(position.to_move)];
+  const int64_t base = position.move_count[SeatIndex(position.to_move)];
   for (int step = 1; step < variant.seat_count; ++step) {
     const int i = (to_move - step + variant.seat_count) % variant.seat_count;
     const Seat s = variant.seats[i];
-    const int expected = base + (i < to_move ? 1 : 0);
-    if (position.move_count[SeatIndex(s)] == expected) return s;
+    // count - extra == base: no overflow for counts up to kMaxMoveCount.
+    const int extra = i < to_move ? 1 : 0;
+    if (position.move_count[SeatIndex(s)] - extra == base) return s;
   }
   return variant.seats[(to_move + variant.seat_count - 1) % variant.seat_count];
 }
@@ -54,7 +55,7 @@ GameStatus EvaluateStatus(const Variant& variant, const Position& position) {
   }
 
   bool round_completion_pending = false;
-  if (position.TotalMoves() > 0) {
+  if (position.AnyMoveMade()) {
     const Seat last = LastMover(variant, position);
     const int last_index = TurnIndex(variant, last);
     // 1. Target filled.

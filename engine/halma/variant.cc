@@ -9,6 +9,18 @@
 namespace halma {
 namespace {
 
+// "[5,4,3]" for error messages, cut after a few entries: a request may hold
+// a list of any length, the message stays short.
+std::string RowsForError(const std::vector<int>& rows) {
+  constexpr size_t kShown = 20;
+  if (rows.size() <= kShown) {
+    return absl::StrCat("[", absl::StrJoin(rows, ","), "]");
+  }
+  return absl::StrCat("[",
+                      absl::StrJoin(rows.begin(), rows.begin() + kShown, ","),
+                      ",...] (cut: ", rows.size(), " rows in all)");
+}
+
 Bitboard CampMask(int size, const std::vector<int>& rows, Corner corner) {
   Bitboard mask;
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
@@ -71,8 +83,7 @@ absl::StatusOr<Variant> MakeVariant(const VariantSpec& spec) {
         absl::StrCat("variant seat_count ", spec.seat_count,
                      ": expected 2 (w, b) or 4 (w, r, b, g)"));
   }
-  const std::string rows_text =
-      absl::StrCat("[", absl::StrJoin(spec.camp_rows, ","), "]");
+  const std::string rows_text = RowsForError(spec.camp_rows);
   if (spec.camp_rows.empty()) {
     return absl::InvalidArgumentError(
         "variant camp_rows []: expected at least one row length");
@@ -156,10 +167,13 @@ absl::StatusOr<Variant> PresetVariant(absl::string_view name) {
   for (char& c : text) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("variant \"", text, "\"", name.size() > 64 ? "..." : "",
-                   ": no such preset, expected one of ",
-                   absl::StrJoin(PresetNames(), ", ")));
+  const std::string cut =
+      name.size() > 64
+          ? absl::StrCat("... (cut: ", name.size(), " bytes in all)")
+          : "";
+  return absl::InvalidArgumentError(absl::StrCat(
+      "variant \"", text, "\"", cut, ": no such preset, expected one of ",
+      absl::StrJoin(PresetNames(), ", ")));
 }
 
 const std::vector<std::string>& PresetNames() {

@@ -405,7 +405,11 @@ std::vector<BadRow> BadRows() {
       Bk8(" w 0,-1", "move count 2 \"-1\""),
       Bk8(" w 0x1,0", "move count 1"),
       Bk8(" w 1.0,1", "move count 1"),
-      Bk8(" w 1234567890,1234567890", "at most 9 digits"),
+      Bk8(" w 9223372036854775808,9223372036854775808",
+          "move count 1 \"9223372036854775808\", expected a decimal number "
+          "from 0 to 9223372036854775807"),
+      Bk8(" w 00000000000000000001,1", "move count 1 \"00000000000000000001\""),
+      Bk8(" w 99999999999999999999,1", "move count 1 \"99999999999999999999\""),
       Bk8(" w 0;0", "has 1 numbers"),
       Bk8(" w 1,0", "move count of 'b' is 0, expected 1"),
       Bk8(" w 0,1", "move count of 'b' is 1, expected 0"),

@@ -28,6 +28,7 @@
 #include "service/front_proxy.h"
 #include "service/log_limiter.h"
 #include "service/server.h"
+#include "tests/service/test_server.h"
 
 namespace halma::service {
 namespace {
@@ -53,20 +54,6 @@ ServerConfig SlowCallsConfig() {
   config.max_call_seconds = 60;
   config.grace_period_seconds = 10;
   return config;
-}
-
-std::unique_ptr<HalmaServer> MustStart(const ServerConfig& config) {
-  absl::StatusOr<std::unique_ptr<HalmaServer>> server = StartServer(config);
-  EXPECT_TRUE(server.ok()) << server.status();
-  return server.ok() ? *std::move(server) : nullptr;
-}
-
-std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
-  grpc::ChannelArguments args;
-  args.SetMaxSendMessageSize(-1);
-  args.SetMaxReceiveMessageSize(-1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
-                                   args);
 }
 
 // A brainking-8x8 record of `moves` plies: legal steps back and forth (the
@@ -146,25 +133,6 @@ grpc::Status Call(v1::HalmaRules::Stub& stub,
 
 // Calls `method` with `bytes` as the serialized request, as a client that
 // sends whatever it likes would.
-grpc::Status CallWithBytes(grpc::GenericStub& stub, const std::string& method,
-                           const std::string& bytes) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(10));
-  grpc::Slice slice(bytes);
-  grpc::ByteBuffer in(&slice, 1);
-  grpc::ByteBuffer out;
-  grpc::Status status;
-  absl::Notification done;
-  stub.UnaryCall(&context, method, grpc::StubOptions(), &in, &out,
-                 [&](grpc::Status s) {
-                   status = std::move(s);
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  return status;
-}
-
 TEST(LimitsTest, ReplaysBeyondTheLimitAreRefusedAtOnceAndNameIt) {
   auto server = MustStart(SlowCallsConfig());
   ASSERT_NE(server, nullptr);
@@ -415,29 +383,6 @@ TEST(FrontProxyTest, AMissingBinaryIsAStartUpError) {
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(server.status().message(), HasSubstr("/nonexistent/nghttpx"));
-}
-
-TEST(LimitsTest, AdjudicateOfBadBytesIsInvalidArgumentNamingTheRequest) {
-  auto server = MustStart(SlowCallsConfig());
-  ASSERT_NE(server, nullptr);
-  grpc::GenericStub stub(ChannelTo(server->address()));
-  const std::string valid = ShortRecord().SerializeAsString();
-  for (const std::string& bytes : {
-           // moves[1] = "a1\xff": not UTF-8.
-           valid + std::string("\x1a\x03"
-                               "a1\xff",
-                               5),
-           // Truncated: a field that says 100 bytes follow.
-           valid + std::string("\x1a\x64"
-                               "b1",
-                               4),
-       }) {
-    const grpc::Status status =
-        CallWithBytes(stub, "/halma.v1.HalmaRules/Adjudicate", bytes);
-    EXPECT_EQ(status.error_code(), StatusCode::INVALID_ARGUMENT);
-    EXPECT_THAT(status.error_message(),
-                HasSubstr("request: not a valid halma.v1.AdjudicateRequest"));
-  }
 }
 
 // --- Log flood

@@ -225,7 +225,7 @@ class ReflectionEndToEnd(unittest.TestCase):
         self.assertEqual(status["rule"], "DECIDING_RULE_TARGET_FILLED")
         self.assertEqual(status["ply"], 68)
         self.assertEqual(answer["moveCounts"], [
-            {"seat": "SEAT_W", "moves": 34}, {"seat": "SEAT_B", "moves": 34}])
+            {"seat": "SEAT_W", "moves": "34"}, {"seat": "SEAT_B", "moves": "34"}])
 
     def test_adjudicate_illegal_record(self):
         answer = self.call(HALMA + "/Adjudicate", """{

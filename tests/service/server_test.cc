@@ -36,6 +36,7 @@
 #include "halma/v1/halma.grpc.pb.h"
 #include "nlohmann/json.hpp"
 #include "service/server_flags.h"
+#include "tests/service/test_server.h"
 
 namespace halma::service {
 namespace {
@@ -186,12 +187,6 @@ ServerConfig TestConfig() {
   config.max_record_moves = kTestMaxRecordMoves;
   config.grace_period_seconds = 5;
   return config;
-}
-
-std::unique_ptr<HalmaServer> MustStart(const ServerConfig& config) {
-  absl::StatusOr<std::unique_ptr<HalmaServer>> server = StartServer(config);
-  EXPECT_TRUE(server.ok()) << server.status();
-  return server.ok() ? *std::move(server) : nullptr;
 }
 
 std::shared_ptr<grpc::Channel> ChannelTo(const HalmaServer& server) {
