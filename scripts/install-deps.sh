@@ -14,6 +14,9 @@ PACKAGES=(
   libabsl-dev grpc-proto
   # Tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  # Sanitizer builds and libFuzzer (CMakePresets.json asan/tsan, fuzz/);
+  # llvm-14 brings llvm-symbolizer for readable reports
+  clang-14 libclang-rt-14-dev llvm-14
   # The server's allocator and its HTTP/2 front proxy (nghttpx)
   libjemalloc-dev nghttp2-proxy
   # The reflection end-to-end test: an independent gRPC implementation; the

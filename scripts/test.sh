@@ -1,27 +1,41 @@
 #!/usr/bin/env bash
 # The one command for all tests: installs the Debian packages, builds, runs
 # every test (engine, differential, service, process, reflection), the
-# attack suite (tests/attack), then the deployment checks (container image
-# and Kubernetes manifests).
+# attack suite (tests/attack) and a short soak (tests/soak) against the
+# real binary, the sanitizer builds (ASan+UBSan over every test and the
+# fuzz targets, TSan over the service tests: scripts/sanitizers.sh), then
+# the deployment checks (container image and Kubernetes manifests).
+# Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-START=$(date +%s)
-bash scripts/install-deps.sh
-bash scripts/build.sh
+START=$SECONDS
 BUILD_DIR="${BUILD_DIR:-build}"
-T0=$(date +%s)
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 --timeout 900
-T1=$(date +%s)
-echo "test.sh: ctest took $((T1 - T0)) s"
+
+stage() {
+  local name="$1"
+  shift
+  local t0=$SECONDS
+  echo "test.sh: $name ..."
+  "$@"
+  echo "test.sh: $name took $((SECONDS - t0)) s"
+}
+
+stage "packages" bash scripts/install-deps.sh
+stage "build" bash scripts/build.sh
+stage "ctest" ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 \
+  --timeout 900
 # Hostile clients against the real binary with the manifests' flags, one
 # attack at a time on a quiet machine (so after ctest, not beside it): the
 # short mode, a few seconds per attack; --full is the 20 s run of
 # docs/security.md.
-/usr/bin/python3 tests/attack/attack_test.py \
+stage "attack suite" /usr/bin/python3 tests/attack/attack_test.py \
   --server "$BUILD_DIR/service/halma_server"
-T2=$(date +%s)
-echo "test.sh: attack suite took $((T2 - T1)) s"
+# Mixed valid, illegal and malformed calls at concurrency 64: codes, memory,
+# file descriptors and threads (the full run is --requests 1000000).
+stage "soak" /usr/bin/python3 tests/soak/soak_test.py \
+  --server "$BUILD_DIR/service/halma_server"
+stage "sanitizers" bash scripts/sanitizers.sh all
 if [ -f deploy/check.sh ]; then
-  bash deploy/check.sh "$BUILD_DIR"
+  stage "deploy checks" bash deploy/check.sh "$BUILD_DIR"
 fi
-echo "test.sh: everything passed in $(( $(date +%s) - START )) s"
+echo "test.sh: everything passed in $((SECONDS - START)) s"

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "halma/notation.h"
+#include "service/request_codec.h"
 
 namespace halma::service {
 
@@ -153,19 +154,31 @@ void HealthService::RemoveWatcher(WatchReactor* watcher) {
 }
 
 grpc::ServerUnaryReactor* HealthService::Check(
-    grpc::CallbackServerContext* context, const HealthCheckRequest* request,
-    HealthCheckResponse* response) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request_bytes,
+    grpc::ByteBuffer* response_bytes) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const ServingStatus status = GetServingStatus(request->service());
+  HealthCheckRequest request;
+  absl::Status parsed = ParseRequest(*request_bytes, &request);
+  if (!parsed.ok()) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 std::string(parsed.message())));
+    return reactor;
+  }
+  const ServingStatus status = GetServingStatus(request.service());
   if (status == HealthCheckResponse::SERVICE_UNKNOWN) {
     reactor->Finish(
         grpc::Status(grpc::StatusCode::NOT_FOUND,
                      absl::StrCat("service: unknown service ",
-                                  QuoteForError(request->service()))));
-  } else {
-    response->set_status(status);
-    reactor->Finish(grpc::Status::OK);
+                                  QuoteForError(request.service()))));
+    return reactor;
   }
+  HealthCheckResponse response;
+  response.set_status(status);
+  absl::Status serialized = SerializeResponse(response, response_bytes);
+  reactor->Finish(serialized.ok()
+                      ? grpc::Status::OK
+                      : grpc::Status(grpc::StatusCode::INTERNAL,
+                                     std::string(serialized.message())));
   return reactor;
 }
 

@@ -21,7 +21,14 @@
 
 namespace halma::service {
 
-class HealthService final : public grpc::health::v1::Health::CallbackService {
+// Check is a raw method, parsed by ParseRequest like the HalmaRules methods,
+// so that undecodable bytes get INVALID_ARGUMENT rather than gRPC's empty
+// UNIMPLEMENTED.
+using HealthServiceBase = grpc::health::v1::Health::WithRawCallbackMethod_Check<
+    grpc::health::v1::Health::WithCallbackMethod_Watch<
+        grpc::health::v1::Health::Service>>;
+
+class HealthService final : public HealthServiceBase {
  public:
   using ServingStatus = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
@@ -44,10 +51,9 @@ class HealthService final : public grpc::health::v1::Health::CallbackService {
   bool WaitForWatchersToEnd(absl::Time deadline);
 
   // Check: the service's status, or NOT_FOUND for an unknown service.
-  grpc::ServerUnaryReactor* Check(
-      grpc::CallbackServerContext* context,
-      const grpc::health::v1::HealthCheckRequest* request,
-      grpc::health::v1::HealthCheckResponse* response) override;
+  grpc::ServerUnaryReactor* Check(grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response) override;
   // Watch: the current status at once, then every change, until the client
   // cancels or the server shuts down. An unknown service is reported as
   // SERVICE_UNKNOWN and the stream stays open (it may be registered later).

@@ -361,6 +361,12 @@ std::vector<BadBytes> BadRequests() {
        std::string("\x0a\x10"
                    "short"),
        "request: truncated"},
+      {"/grpc.health.v1.Health/Check", Field(1, bad_utf8),
+       "service: not valid UTF-8"},
+      {"/grpc.health.v1.Health/Check",
+       std::string("\x0a\x10"
+                   "short"),
+       "request: truncated"},
   };
 }
 
@@ -368,8 +374,10 @@ TEST_F(BadInputTest,
        BytesThatAreNotTheRequestAreInvalidArgumentNamingTheField) {
   grpc::GenericStub stub(ChannelTo(server_->address()));
   for (const BadBytes& bad : BadRequests()) {
-    const grpc::Status status = CallWithBytes(
-        stub, absl::StrCat("/halma.v1.HalmaRules/", bad.method), bad.bytes);
+    const std::string method = bad.method[0] == '/'
+                                   ? bad.method
+                                   : "/halma.v1.HalmaRules/" + bad.method;
+    const grpc::Status status = CallWithBytes(stub, method, bad.bytes);
     EXPECT_EQ(status.error_code(), StatusCode::INVALID_ARGUMENT)
         << bad.method << " " << bad.field << ": " << status.error_message();
     EXPECT_THAT(status.error_message(), StartsWith(bad.field)) << bad.method;
