@@ -277,7 +277,11 @@ absl::StatusOr<CommandLine> ParseCommandLine(int argc, char** argv) {
     }
   }
 
-  for (const auto& [name, value] : given) {
+  for (const auto& flag : given) {
+    // Named references rather than a structured binding: clang 14 (the
+    // sanitizer builds) cannot capture a binding in the lambda below.
+    const std::string& name = flag.first;
+    const std::string& value = flag.second;
     const FlagInfo& info = Flags().at(name);
     if (!info.commands.empty() && !cl.command.empty()) {
       bool allowed = false;
