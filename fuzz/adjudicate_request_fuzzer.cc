@@ -1,0 +1,81 @@
+// Adjudicate's request handling: arbitrary bytes as the serialized request,
+// through ParseRequest and AnswerAdjudicate (the service's record limit is
+// set to 100 moves so that small inputs reach it).
+//
+// Properties: ParseRequest's two overloads agree; every error is
+// INVALID_ARGUMENT, bounded, printable, and starts with a field of the
+// request ("request", "variant", "start_position", "moves"); the answer is
+// deterministic (two calls, same bytes); an OK answer serializes and parses
+// back, its final position is canonical and parses, the move counts are the
+// final position's, and the moves played and the first illegal move (its
+// ply, its text as given, a reason and a bounded message) fit the record.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "fuzz/service_fuzz.h"
+#include "halma/notation.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace halma;
+  const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
+  v1::AdjudicateRequest request;
+  if (!fuzz::ParseBoth(bytes, {"request", "variant", "start_position", "moves"},
+                       &request)
+           .ok()) {
+    return 0;
+  }
+  const service::HalmaRulesService& rules = fuzz::Service();
+  v1::AdjudicateResponse response;
+  const absl::Status status = rules.AnswerAdjudicate(request, &response);
+  v1::AdjudicateResponse again;
+  const absl::Status status_again = rules.AnswerAdjudicate(request, &again);
+  const std::string context = request.ShortDebugString().substr(0, 2000);
+  FUZZ_CHECK(status == status_again &&
+                 response.SerializeAsString() == again.SerializeAsString(),
+             context + ": not deterministic");
+  if (!status.ok()) {
+    fuzz::CheckServiceError(status, {"variant", "start_position", "moves"},
+                            context);
+    if (request.moves_size() > fuzz::kFuzzMaxRecordMoves) {
+      FUZZ_CHECK(absl::StartsWith(status.message(), "moves:"),
+                 context + ": " + status.ToString());
+    }
+    return 0;
+  }
+  FUZZ_CHECK(request.moves_size() <= fuzz::kFuzzMaxRecordMoves, context);
+  fuzz::CheckSerializes(response);
+  const std::string answer = context + " -> " + response.ShortDebugString();
+  Variant variant;
+  FUZZ_CHECK(fuzz::RequestVariant(request.variant(), &variant), answer);
+  fuzz::CheckAnswerPosition(variant, response.final_position(), answer);
+  const Position final_position =
+      *ParsePosition(response.final_position(), variant);
+  FUZZ_CHECK(response.move_counts_size() == variant.seat_count, answer);
+  for (int i = 0; i < variant.seat_count; ++i) {
+    const v1::SeatMoves& counts = response.move_counts(i);
+    FUZZ_CHECK(counts.seat() == service::SeatToProto(variant.seats[i]) &&
+                   counts.moves() ==
+                       final_position.move_count[SeatIndex(variant.seats[i])],
+               answer);
+  }
+  const int played = response.moves_played();
+  FUZZ_CHECK(played >= 0 && played <= request.moves_size(), answer);
+  FUZZ_CHECK(response.status().state() != v1::GameStatus::STATE_UNSPECIFIED,
+             answer);
+  FUZZ_CHECK(response.status().ply() <= played, answer);
+  if (response.has_illegal_move()) {
+    const v1::IllegalMove& illegal = response.illegal_move();
+    FUZZ_CHECK(illegal.ply() == played + 1 &&
+                   illegal.ply() <= request.moves_size() &&
+                   illegal.move() == request.moves(illegal.ply() - 1) &&
+                   illegal.reason() != v1::ILLEGAL_REASON_UNSPECIFIED &&
+                   !illegal.message().empty() &&
+                   illegal.message().size() <= fuzz::kMaxErrorMessage,
+               answer);
+  } else {
+    FUZZ_CHECK(played == request.moves_size(), answer);
+  }
+  return 0;
+}
