@@ -46,7 +46,8 @@ SHORT_REQUESTS = 100000
 WARMUP_FRACTION = 0.10
 WARMUP_MIN = 20000
 RSS_GROWTH = 0.05
-# fds: 0 after the warm-up. threads: 0 (gRPC's pools are sized by then).
+# No tolerance for fds and threads: behind the front proxy both are
+# constant under this load (README.md, "What the runs showed").
 FD_SLACK = 0
 THREAD_SLACK = 0
 STOP_TIMEOUT = 30.0
@@ -135,63 +136,80 @@ def build_mix(server, protos, limits, seed):
     return mix
 
 
-def run(args, protos):
+def start_server(args):
+    """The server on a CPU of its own (this process on the others)."""
     split = None if args.no_pin else harness.cpu_split()
     if split:
         os.sched_setaffinity(0, split[1])
     server = harness.Server(args.server, server_env(args),
                             cpus=split[0] if split else None)
-    result = {"mode": "direct" if args.direct else "front proxy " +
-              args.front_proxy, "listen_line": server.listen_line,
-              "pinned": bool(split)}
     log(server.listen_line)
+    return server, bool(split)
+
+
+def soak(args, server, protos, result):
+    """Builds the mix, runs the load under the monitor, judges both;
+    returns the failures."""
+    mix = build_mix(server, protos, server_limits(server), args.seed)
+    skipped = [k.strip() for k in args.skip_kinds.split(",") if k.strip()]
+    if skipped:
+        mix = mix.without(skipped)
+    result["skipped_kinds"] = skipped
+    result["mix_templates"] = mix.counts()
+    steady = len(server.tree())
+    idle = monitor.sample_tree(server.pid)
+    stats = load.Stats()
+    mon = monitor.Monitor(server.pid, lambda: stats.done,
+                          interval=args.interval,
+                          max_seconds=args.max_seconds + 600).start()
+    log("load: %d requests, %d channels x %d calls, at most %.0f s" % (
+        args.requests, args.channels, args.calls_per_channel,
+        args.max_seconds))
     try:
-        limits = server_limits(server)
-        mix = build_mix(server, protos, limits, args.seed)
-        skipped = [k.strip() for k in args.skip_kinds.split(",") if k.strip()]
-        if skipped:
-            mix = mix.without(skipped)
-        result["skipped_kinds"] = skipped
-        result["mix_templates"] = mix.counts()
-        steady = len(server.tree())
-        idle = monitor.sample_tree(server.pid)
-        stats = load.Stats()
-        mon = monitor.Monitor(server.pid, lambda: stats.done,
-                              interval=args.interval,
-                              max_seconds=args.max_seconds + 600).start()
-        log("load: %d requests, %d channels x %d calls, at most %.0f s" % (
-            args.requests, args.channels, args.calls_per_channel,
-            args.max_seconds))
-        try:
-            stats = asyncio.run(load.run_load(
-                server, mix, random.Random(args.seed), args.requests,
-                args.max_seconds, args.channels, args.calls_per_channel,
-                args.deadline, log, stats))
-        finally:
-            mon.stop()
-        figures, failures = monitor.evaluate(
-            mon.samples, args.warmup, steady, args.rss_growth, FD_SLACK,
-            THREAD_SLACK)
-        figures["idle_before"] = idle.as_dict(idle.t)
-        result["resources"] = figures
-        result["samples"] = [s.as_dict(mon.samples[0].t)
-                             for s in mon.samples]
+        asyncio.run(load.run_load(
+            server, mix, random.Random(args.seed), args.requests,
+            args.max_seconds, args.channels, args.calls_per_channel,
+            args.deadline, log, stats))
     finally:
-        code, seconds = server.stop(timeout=STOP_TIMEOUT)
-    result["server_exit"] = {"code": code, "seconds": round(seconds, 2),
-                             "stderr_lines": len(server.stderr_lines) +
-                             server.stderr_dropped,
-                             "stderr_tail": [line for _, line in
-                                             server.stderr_lines[-10:]]}
-    if code != 0:
-        failures.append("server exit code %s after SIGTERM" % code)
-    add_load_figures(result, stats, args, failures)
+        mon.stop()
+    figures, failures = monitor.evaluate(
+        mon.samples, args.warmup, steady, args.rss_growth, FD_SLACK,
+        THREAD_SLACK)
+    figures["idle_before"] = idle.as_dict(idle.t)
+    result["resources"] = figures
+    result["samples"] = [s.as_dict(mon.samples[0].t) for s in mon.samples]
+    return failures + add_load_figures(result, stats, args)
+
+
+def stop_server(server, result):
+    """SIGTERM; the server must exit 0 within STOP_TIMEOUT."""
+    code, seconds = server.stop(timeout=STOP_TIMEOUT)
+    result["server_exit"] = {
+        "code": code, "seconds": round(seconds, 2),
+        "stderr_lines": len(server.stderr_lines) + server.stderr_dropped,
+        "stderr_tail": [line for _, line in server.stderr_lines[-10:]]}
+    return [] if code == 0 else ["server exit code %s after SIGTERM" % code]
+
+
+def run(args, protos):
+    """Server up, soak, server down: the result, with its failures."""
+    server, pinned = start_server(args)
+    result = {"mode": "direct" if args.direct else
+              "front proxy " + args.front_proxy,
+              "listen_line": server.listen_line, "pinned": pinned}
+    failures = []
+    try:
+        failures += soak(args, server, protos, result)
+    finally:
+        failures += stop_server(server, result)
     result["failures"] = failures
     result["passed"] = not failures
     return result
 
 
-def add_load_figures(result, stats, args, failures):
+def add_load_figures(result, stats, args):
+    """The load's figures into `result`; returns its failures."""
+    failures = []
     elapsed = (stats.t_end or time.monotonic()) - (stats.t_start or 0)
     result.update({
         "requests": stats.done, "requests_wanted": args.requests,
@@ -216,6 +234,7 @@ def add_load_figures(result, stats, args, failures):
             stats.done, args.requests, args.max_seconds))
     if stats.stopped_by:
         failures.append("load stopped: " + stats.stopped_by)
+    return failures
 
 
 def by_group(by_kind):
@@ -242,9 +261,11 @@ def print_summary(result):
     out.write("unexpected answers: %d %s\n" % (
         result.get("unexpected", 0), result.get("unexpected_by_kind", {})))
     if "rss_warmup_mib" in r:
-        out.write("RSS MiB (server + front proxy): warm-up %.2f (at request "
-                  "%d), max after %.2f (%+.2f%%, bound +%.0f%%), end %.2f\n"
-                  % (r["rss_warmup_mib"], r["warmup_at_request"],
+        out.write("RSS MiB (%s): warm-up %.2f (at request %d), max after "
+                  "%.2f (%+.2f%%, bound +%.0f%%), end %.2f\n"
+                  % ("server" if result["mode"] == "direct" else
+                     "server + nghttpx", r["rss_warmup_mib"],
+                     r["warmup_at_request"],
                      r["rss_max_mib"], r["rss_growth_pct"],
                      r["rss_bound_pct"], r["rss_end_mib"]))
         out.write("fds: warm-up %d, max %d, end %d; threads: warm-up %d, "
