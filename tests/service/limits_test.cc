@@ -41,8 +41,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // Parsing a move takes well under a microsecond, so a record of this many
-// takes seconds to replay: long enough to be caught in the act.
-constexpr int kSlowRecordMoves = 2'000'000;
+// takes seconds to replay: long enough to be caught in the act (a tenth of
+// it under the sanitizers, which take about as long for that).
+constexpr int kSlowRecordMoves = 2'000'000 / kSanitizerSlowdown;
 
 ServerConfig SlowCallsConfig() {
   ServerConfig config;

@@ -15,7 +15,22 @@
 #include "gtest/gtest.h"
 #include "service/server.h"
 
+// Sanitizer builds (CMakePresets.json) run the same code several times
+// slower; a test that needs a call to take seconds makes a smaller one.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HALMA_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define HALMA_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef HALMA_TEST_SANITIZED
+#define HALMA_TEST_SANITIZED 0
+#endif
+
 namespace halma::service {
+
+inline constexpr int kSanitizerSlowdown = HALMA_TEST_SANITIZED ? 10 : 1;
 
 inline std::unique_ptr<HalmaServer> MustStart(const ServerConfig& config) {
   absl::StatusOr<std::unique_ptr<HalmaServer>> server = StartServer(config);
