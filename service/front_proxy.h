@@ -83,7 +83,7 @@ class FrontProxy {
     return exited_.WaitForNotificationWithDeadline(deadline);
   }
   // The wait status of the exited process (see waitpid).
-  int exit_status() const { return exit_status_; }
+  int exit_status() const { return exit_status_.load(); }
 
  private:
   explicit FrontProxy(FrontProxyOptions options) : options_(options) {}
@@ -91,7 +91,9 @@ class FrontProxy {
 
   FrontProxyOptions options_;
   pid_t pid_ = -1;
-  int exit_status_ = 0;
+  // Atomic although exited_ orders it: Debian's Abseil is not built for
+  // ThreadSanitizer, which then cannot see that ordering.
+  std::atomic<int> exit_status_{0};
   std::atomic<int> ages_{0};
   absl::Notification exited_;
   std::thread reaper_;  // waitpid()s for the child.

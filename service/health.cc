@@ -29,7 +29,7 @@ class HealthService::WatchReactor
   // Called by the owner with its lock held: a new status, and whether it is
   // the last one (shutdown).
   void Update(ServingStatus status, bool last) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (finished_) return;
     if (status != queued_) {
       queued_ = status;
@@ -40,7 +40,7 @@ class HealthService::WatchReactor
   }
 
   void OnWriteDone(bool ok) override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     writing_ = false;
     if (!ok || cancelled_) {
       // The stream is broken (client gone or call cancelled).
@@ -51,7 +51,7 @@ class HealthService::WatchReactor
   }
 
   void OnCancel() override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
     // Finish waits for a write in flight: OnWriteDone finishes then.
     if (!writing_) FinishLocked(grpc::Status::CANCELLED);
@@ -84,7 +84,7 @@ class HealthService::WatchReactor
 
   HealthService* const owner_;
   const std::string service_;
-  absl::Mutex mu_;
+  std::mutex mu_;
   HealthCheckResponse response_ ABSL_GUARDED_BY(mu_);
   // The latest status for the client; `pending_` while not yet written.
   ServingStatus queued_ ABSL_GUARDED_BY(mu_) = HealthCheckResponse::UNKNOWN;
@@ -96,7 +96,7 @@ class HealthService::WatchReactor
 };
 
 void HealthService::SetServingStatus(absl::string_view service, bool serving) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (shutdown_) return;
   const ServingStatus status =
       serving ? HealthCheckResponse::SERVING : HealthCheckResponse::NOT_SERVING;
@@ -108,7 +108,7 @@ void HealthService::SetServingStatus(absl::string_view service, bool serving) {
 
 HealthService::ServingStatus HealthService::GetServingStatus(
     absl::string_view service) const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = statuses_.find(service);
   return it == statuses_.end() ? HealthCheckResponse::SERVICE_UNKNOWN
                                : it->second;
@@ -122,7 +122,7 @@ HealthService::ServingStatus HealthService::StatusLocked(
 }
 
 void HealthService::Shutdown() {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (shutdown_) return;
   shutdown_ = true;
   for (auto& [name, status] : statuses_) {
@@ -134,23 +134,24 @@ void HealthService::Shutdown() {
 }
 
 bool HealthService::WaitForWatchersToEnd(absl::Time deadline) {
-  absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithDeadline(
-      absl::Condition(
-          +[](std::set<WatchReactor*>* watchers) { return watchers->empty(); },
-          &watchers_),
-      deadline);
+  std::unique_lock<std::mutex> lock(mu_);
+  return watcher_removed_.wait_until(
+      lock, absl::ToChronoTime(deadline),
+      [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return watchers_.empty(); });
 }
 
 void HealthService::AddWatcher(WatchReactor* watcher) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   watchers_.insert(watcher);
   watcher->Update(StatusLocked(watcher->service()), /*last=*/shutdown_);
 }
 
 void HealthService::RemoveWatcher(WatchReactor* watcher) {
-  absl::MutexLock lock(&mu_);
-  watchers_.erase(watcher);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    watchers_.erase(watcher);
+  }
+  watcher_removed_.notify_all();
 }
 
 grpc::ServerUnaryReactor* HealthService::Check(

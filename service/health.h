@@ -7,13 +7,14 @@
 #ifndef HALMA_SERVICE_HEALTH_H_
 #define HALMA_SERVICE_HEALTH_H_
 
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/health/v1/health.pb.h"
@@ -70,7 +71,10 @@ class HealthService final : public HealthServiceBase {
   ServingStatus StatusLocked(const std::string& service) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  // std::mutex rather than absl::Mutex: Debian's Abseil is not built for
+  // ThreadSanitizer, which then cannot see its locking (the tsan preset).
+  mutable std::mutex mu_;
+  std::condition_variable watcher_removed_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, ServingStatus, std::less<>> statuses_
       ABSL_GUARDED_BY(mu_);

@@ -15,7 +15,7 @@ LogLimiter::LogLimiter(int burst, absl::Duration period,
 void LogLimiter::Log(const std::string& line, absl::Time now) {
   std::string dropped_note;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (now - period_start_ >= period_) {
       if (dropped_ > 0) {
         dropped_note =
@@ -38,7 +38,7 @@ void LogLimiter::Log(const std::string& line, absl::Time now) {
 }
 
 std::int64_t LogLimiter::dropped_total() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return dropped_total_;
 }
 

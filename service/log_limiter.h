@@ -10,10 +10,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 
 namespace halma::service {
@@ -32,7 +33,9 @@ class LogLimiter {
   const int burst_;
   const absl::Duration period_;
   const std::function<void(const std::string&)> write_;
-  mutable absl::Mutex mu_;
+  // std::mutex rather than absl::Mutex: Debian's Abseil is not built for
+  // ThreadSanitizer, which then cannot see its locking (the tsan preset).
+  mutable std::mutex mu_;
   absl::Time period_start_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   int written_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
