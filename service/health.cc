@@ -1,5 +1,6 @@
 #include "service/health.h"
 
+#include <atomic>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,7 @@ class HealthService::WatchReactor
   WatchReactor(HealthService* owner, std::string service)
       : owner_(owner), service_(std::move(service)) {
     owner_->AddWatcher(this);
+    constructed_.store(true, std::memory_order_release);
   }
 
   const std::string& service() const { return service_; }
@@ -40,6 +42,7 @@ class HealthService::WatchReactor
   }
 
   void OnWriteDone(bool ok) override {
+    SeeConstruction();
     std::lock_guard<std::mutex> lock(mu_);
     writing_ = false;
     if (!ok || cancelled_) {
@@ -51,6 +54,7 @@ class HealthService::WatchReactor
   }
 
   void OnCancel() override {
+    SeeConstruction();
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
     // Finish waits for a write in flight: OnWriteDone finishes then.
@@ -58,11 +62,21 @@ class HealthService::WatchReactor
   }
 
   void OnDone() override {
+    SeeConstruction();
     owner_->RemoveWatcher(this);
     delete this;
   }
 
  private:
+  // gRPC calls the reactor's callbacks on its own threads, after handing the
+  // new reactor over inside libgrpc, where ThreadSanitizer cannot see it
+  // (Debian's build is not instrumented). This acquire pairs with the
+  // release at the end of the constructor, so that TSan sees the handover;
+  // it costs one load per callback.
+  void SeeConstruction() const {
+    (void)constructed_.load(std::memory_order_acquire);
+  }
+
   void SendOrFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finished_ || cancelled_) return;
     if (pending_) {
@@ -84,6 +98,7 @@ class HealthService::WatchReactor
 
   HealthService* const owner_;
   const std::string service_;
+  std::atomic<bool> constructed_{false};
   std::mutex mu_;
   HealthCheckResponse response_ ABSL_GUARDED_BY(mu_);
   // The latest status for the client; `pending_` while not yet written.
