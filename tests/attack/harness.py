@@ -169,15 +169,20 @@ def process_tree(pid, limit=1000):
     return seen
 
 
-def vm_rss_kib(pid):
+def status_field(pid, name):
+    """The number of field `name` in /proc/PID/status (0 when gone)."""
     try:
         with open("/proc/%d/status" % pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(name + ":"):
                     return int(line.split()[1])
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+def vm_rss_kib(pid):
+    return status_field(pid, "VmRSS")
 
 
 def cpu_seconds(pids):

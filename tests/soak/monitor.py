@@ -15,18 +15,11 @@ import os
 import threading
 import time
 
-from harness import process_tree, vm_rss_kib  # tests/attack
+from harness import process_tree, status_field, vm_rss_kib  # tests/attack
 
 
 def thread_count(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    return status_field(pid, "Threads")
 
 
 def fd_count(pid):
