@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The service benchmark in one command: builds halma_server and the payload
+# tool, writes the payloads into a temporary directory and runs the h2load
+# driver (bench/service/README.md).
+#
+#   bench/service/run.sh [BUILD_DIR] [service_bench.py flags...]
+#   bench/service/run.sh build --smoke          # CI: checks every answer
+#   bench/service/run.sh build --json bench.json
+#
+# BUILD_DIR (default build) is configured with Ninja when it has no build
+# files yet. Every other argument goes to service_bench.py.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD_DIR=build
+if [[ $# -gt 0 && "$1" != -* ]]; then
+  BUILD_DIR=$1
+  shift
+fi
+if [[ ! -f "$BUILD_DIR/build.ninja" && ! -f "$BUILD_DIR/Makefile" ]]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja >/dev/null
+fi
+cmake --build "$BUILD_DIR" --target halma_server halma_service_payloads
+
+PAYLOADS=$(mktemp -d -t halma-service-payloads.XXXXXX)
+trap 'rm -rf "$PAYLOADS"' EXIT
+"$BUILD_DIR/bench/service/halma_service_payloads" --out="$PAYLOADS"
+/usr/bin/python3 bench/service/service_bench.py \
+  --server "$BUILD_DIR/service/halma_server" --payloads "$PAYLOADS" "$@"

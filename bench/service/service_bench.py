@@ -1,0 +1,759 @@
+#!/usr/bin/python3
+"""Load benchmark of halma_server driven by h2load (issue #9).
+
+    /usr/bin/python3 bench/service/service_bench.py --payloads DIR \
+        [--server build/service/halma_server] [--calls 20000] \
+        [--concurrency 1,16,64] [--scenarios 'legal_dense/*,validate_*'] \
+        [--front_proxy [/usr/sbin/nghttpx]] [--smoke] [--json FILE]
+
+DIR is the output of halma_service_payloads (bench/service/make_payloads.cc):
+gRPC-framed requests, the answers they must get and manifest.json. The
+driver starts the real server on 127.0.0.1 and a free port, checks every
+distinct request once through a real gRPC client (status OK, answer bytes as
+expected), then, for each concurrency, runs every scenario between two runs
+of the floor (grpc.health.v1.Health/Check) with h2load: floor, A, floor, B,
+floor ... Every h2load run is checked too: every call done with HTTP 2xx and
+the answer bytes h2load counted equal to what the expected answers add up
+to. Any failure ends the run with exit status 1 and says what was wrong.
+bench/service/README.md describes the method and the report.
+"""
+
+import argparse
+import concurrent.futures
+import fnmatch
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_SERVER = os.path.join(REPO, "build", "service", "halma_server")
+DEFAULT_NGHTTPX = "/usr/sbin/nghttpx"
+LISTEN_LINE = re.compile(r"^halma_server listening on 127\.0\.0\.1:(\d+) ")
+FLOOR = "health"
+# h2load processes per run at most, and the distinct requests a run cycles
+# through: the layout of a run depends only on these and the concurrency.
+MAX_PROCESSES = 16
+SLOTS = 16
+SMOKE_CALLS = 320
+FRAME_PREFIX = 5  # gRPC message prefix: 1 flag byte, 4 length bytes.
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 20.0
+STDERR_KEPT = 50
+
+
+class BenchError(Exception):
+    pass
+
+
+def log(text):
+    sys.stderr.write("[service_bench %s] %s\n" % (time.strftime("%H:%M:%S"),
+                                                  text))
+    sys.stderr.flush()
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--server", default=DEFAULT_SERVER)
+    ap.add_argument("--payloads", required=True, metavar="DIR",
+                    help="output directory of halma_service_payloads")
+    ap.add_argument("--calls", type=int, default=None,
+                    help="calls per run (default 20000; %d with --smoke)"
+                    % SMOKE_CALLS)
+    ap.add_argument("--concurrency", default="1,16,64",
+                    help="comma-separated calls in flight (default "
+                         "%(default)s)")
+    ap.add_argument("--scenarios", default="*",
+                    help="comma-separated globs over scenario names "
+                         "(the floor always runs)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="%d calls per run, no warm-up: checks every "
+                         "answer, times nothing worth keeping" % SMOKE_CALLS)
+    ap.add_argument("--front_proxy", nargs="?", const=DEFAULT_NGHTTPX,
+                    default=None, metavar="NGHTTPX",
+                    help="run the server behind its nghttpx front, as "
+                         "deployed (default binary %s)" % DEFAULT_NGHTTPX)
+    ap.add_argument("--no-pin", action="store_true",
+                    help="do not give the server a CPU of its own")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds one h2load process may take (default "
+                         "%(default)s)")
+    ap.add_argument("--json", metavar="FILE", help="write the report here")
+    args = ap.parse_args(argv)
+    if args.calls is None:
+        args.calls = SMOKE_CALLS if args.smoke else 20000
+    try:
+        args.concurrency = [int(c) for c in args.concurrency.split(",")]
+    except ValueError:
+        ap.error("--concurrency: expected numbers like 1,16,64")
+    if not args.concurrency or min(args.concurrency) < 1:
+        ap.error("--concurrency: every value must be at least 1")
+    args.globs = [g.strip() for g in args.scenarios.split(",") if g.strip()]
+    return args
+
+
+# --- payloads ----------------------------------------------------------------
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def load_request(directory, entry):
+    """One request of the manifest, its frame checked against its size."""
+    path = os.path.join(directory, entry["request"])
+    frame = read_bytes(path)
+    size = int.from_bytes(frame[1:FRAME_PREFIX], "big")
+    if (len(frame) < FRAME_PREFIX or frame[0] != 0
+            or size != len(frame) - FRAME_PREFIX
+            or size != entry["request_bytes"]):
+        raise BenchError("%s is not a gRPC frame of %d bytes"
+                         % (path, entry["request_bytes"]))
+    expected = read_bytes(os.path.join(directory, entry["response"]))
+    if len(expected) != entry["response_bytes"]:
+        raise BenchError("%s: %d bytes, the manifest says %d" % (
+            entry["response"], len(expected), entry["response_bytes"]))
+    return {"file": path, "body": frame[FRAME_PREFIX:], "expected": expected,
+            "response_bytes": entry["response_bytes"]}
+
+
+def load_scenarios(directory):
+    with open(os.path.join(directory, "manifest.json")) as f:
+        manifest = json.load(f)
+    scenarios = []
+    for s in manifest["scenarios"]:
+        if not s["requests"]:
+            raise BenchError("scenario %s has no requests" % s["name"])
+        scenarios.append({
+            "name": s["name"], "method": s["method"], "note": s.get("note", ""),
+            "requests": [load_request(directory, e) for e in s["requests"]]})
+    return scenarios
+
+
+def select(scenarios, globs):
+    """The floor and the scenarios matching a glob, in manifest order."""
+    floor = [s for s in scenarios if s["name"] == FLOOR]
+    if not floor:
+        raise BenchError("the payloads have no %r scenario (the floor)"
+                         % FLOOR)
+    chosen = [s for s in scenarios if s["name"] != FLOOR
+              and any(fnmatch.fnmatchcase(s["name"], g) for g in globs)]
+    if not chosen and not any(fnmatch.fnmatchcase(FLOOR, g) for g in globs):
+        raise BenchError("no scenario matches %s" % ",".join(globs))
+    return floor[0], chosen
+
+
+# --- /proc ---------------------------------------------------------------
+
+def children(pid):
+    kids = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return kids
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                kids.extend(int(x) for x in f.read().split())
+        except OSError:
+            pass
+    return kids
+
+
+def process_tree(pid):
+    """pid and its descendants (nghttpx behind the front proxy)."""
+    seen, stack = [], [pid]
+    while stack and len(seen) < 100:
+        p = stack.pop()
+        if p not in seen:
+            seen.append(p)
+            stack.extend(children(p))
+    return seen
+
+
+def cpu_ticks(pids):
+    """utime + stime, in clock ticks, of the given processes."""
+    ticks = 0
+    for p in pids:
+        try:
+            with open("/proc/%d/stat" % p) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks
+
+
+def rss_kib(pids):
+    total = 0
+    for p in pids:
+        try:
+            with open("/proc/%d/status" % p) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+# --- the server --------------------------------------------------------------
+
+class Server:
+    """halma_server on 127.0.0.1 and a free port."""
+
+    def __init__(self, binary, front_proxy, max_adjudications, cpus):
+        command = [binary, "--host=127.0.0.1", "--port=0",
+                   "--max_concurrent_adjudications=%d" % max_adjudications,
+                   "--front_proxy=%s" % (front_proxy or "")]
+        if cpus:
+            # taskset execs the server in place: same pid.
+            command = ["taskset", "-c", ",".join(map(str, sorted(cpus)))] \
+                + command
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("HALMA_")}
+        self.command = command
+        self.stderr_tail = []
+        self.listen_line = None
+        self.port = None
+        self.process = subprocess.Popen(
+            command, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            errors="replace")
+        self.pid = self.process.pid
+        found = threading.Event()
+        threading.Thread(target=self._read_stderr, args=(found,),
+                         daemon=True).start()
+        if not found.wait(START_TIMEOUT) or self.port is None:
+            self.stop()
+            raise BenchError("%s did not report its port within %.0f s; "
+                             "stderr: %s" % (binary, START_TIMEOUT,
+                                             " | ".join(self.stderr_tail)))
+        self.target = "127.0.0.1:%d" % self.port
+
+    def _read_stderr(self, found):
+        for line in self.process.stderr:
+            line = line.rstrip("\n")
+            self.stderr_tail = (self.stderr_tail + [line])[-STDERR_KEPT:]
+            m = LISTEN_LINE.match(line)
+            if m and self.port is None:
+                self.port = int(m.group(1))
+                self.listen_line = line
+                found.set()
+        found.set()
+
+    def tree(self):
+        return process_tree(self.pid)
+
+    def cpu_ticks(self):
+        return cpu_ticks(self.tree())
+
+    def rss_mib(self):
+        return rss_kib(self.tree()) / 1024.0
+
+    def check_alive(self):
+        if self.process.poll() is not None:
+            raise BenchError("the server exited with status %s; stderr: %s"
+                             % (self.process.returncode,
+                                " | ".join(self.stderr_tail[-10:])))
+
+    def stop(self):
+        """SIGTERM, then SIGKILL if it is still there after STOP_TIMEOUT."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        return self.process.returncode
+
+
+def server_cpus(no_pin):
+    """(the server's cpus, this driver's cpus): one cpu of its own for the
+    server when there are two or more and taskset is there; else None."""
+    if no_pin:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or not shutil.which("taskset"):
+        return None
+    return {cpus[-1]}, set(cpus[:-1])
+
+
+# --- answers through a real gRPC client -----------------------------------
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def listing(failures, limit=10):
+    more = len(failures) - limit
+    return "\n  ".join(failures[:limit] +
+                       (["... and %d more" % more] if more > 0 else []))
+
+
+def check_answers(target, scenarios):
+    """Each distinct request once: status OK and the expected bytes."""
+    import grpc  # Debian's python3-grpcio.
+    failures = []
+    channel = grpc.insecure_channel(target)
+    try:
+        grpc.channel_ready_future(channel).result(timeout=20)
+        for s in scenarios:
+            call = channel.unary_unary(s["method"], request_serializer=None,
+                                       response_deserializer=None)
+            for i, r in enumerate(s["requests"]):
+                where = "%s request %d (%s)" % (s["name"], i, s["method"])
+                try:
+                    answer, info = call.with_call(r["body"], timeout=30)
+                except grpc.RpcError as e:
+                    failures.append("%s: %s %s" % (where, e.code().name,
+                                                   e.details()))
+                    continue
+                if info.code() != grpc.StatusCode.OK:
+                    failures.append("%s: status %s" % (where,
+                                                       info.code().name))
+                elif answer != r["expected"]:
+                    failures.append("%s: the answer (%d bytes) differs from "
+                                    "the expected one (%d bytes) at byte %d"
+                                    % (where, len(answer), len(r["expected"]),
+                                       first_difference(answer,
+                                                        r["expected"])))
+    finally:
+        channel.close()
+    if failures:
+        raise BenchError("wrong answers through gRPC:\n  " +
+                         listing(failures))
+
+
+# --- the layout of a run ------------------------------------------------------
+
+def shares(total, parts):
+    """total split into `parts` integers differing by at most one."""
+    return [total // parts + (1 if i < total % parts else 0)
+            for i in range(parts)]
+
+
+def plan_run(concurrency, calls, request_count):
+    """The h2load processes of one run: k = min(C, 16) processes in
+    parallel, the C connections split among them, each process running
+    ceil(16 / k) consecutive h2load runs (its slots) over its requests.
+    Slot s of process i posts request (s * k + i) mod R, so that a run
+    cycles through up to 16 distinct requests whatever the concurrency, and
+    the floor gets the same layout. Returns, per process, its connections
+    and a list of (request index, calls)."""
+    k = min(concurrency, MAX_PROCESSES)
+    slots = -(-SLOTS // k)
+    processes = []
+    for i, (conns, n) in enumerate(zip(shares(concurrency, k),
+                                       shares(calls, k))):
+        runs = [((s * k + i) % request_count, n_slot)
+                for s, n_slot in enumerate(shares(n, slots))]
+        if min(n_slot for _, n_slot in runs) < conns:
+            raise BenchError(
+                "--calls %d is too few for concurrency %d: every h2load run "
+                "needs at least one call per connection (at least %d calls)"
+                % (calls, concurrency, concurrency * slots))
+        processes.append((conns, runs))
+    return processes
+
+
+# --- h2load --------------------------------------------------------------
+
+H2LOAD_TOTALS = re.compile(
+    r"^requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
+    r"(\d+) failed, (\d+) errored, (\d+) timeout", re.M)
+H2LOAD_CODES = re.compile(r"^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, "
+                          r"(\d+) 5xx", re.M)
+H2LOAD_TRAFFIC = re.compile(r"^traffic: .*\((\d+)\) data", re.M)
+
+
+class H2load:
+    """Runs h2load processes, each bounded by -n and a timeout; kill_all()
+    ends the ones still running (on error or interrupt)."""
+
+    def __init__(self, target, timeout):
+        self.base = "http://%s" % target
+        self.timeout = timeout
+        self.running = set()
+        self.lock = threading.Lock()
+
+    def run(self, method, request, conns, calls, log_file):
+        command = ["h2load", "-n", str(calls), "-c", str(conns), "-m", "1",
+                   "-d", request["file"],
+                   "-H", "content-type: application/grpc",
+                   "-H", "te: trailers", "--log-file=" + log_file,
+                   self.base + method]
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True,
+                                   errors="replace")
+        with self.lock:
+            self.running.add(process)
+        try:
+            out, _ = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return ["h2load -n %d -c %d %s did not finish within %.0f s"
+                    % (calls, conns, method, self.timeout)]
+        finally:
+            with self.lock:
+                self.running.discard(process)
+        return self.judge(out, process.returncode, calls,
+                          calls * (FRAME_PREFIX + request["response_bytes"]),
+                          "h2load -n %d -c %d %s %s" % (
+                              calls, conns, method,
+                              os.path.basename(request["file"])))
+
+    @staticmethod
+    def judge(out, code, calls, expected_data, what):
+        """The failures of one h2load run, from its summary."""
+        totals = H2LOAD_TOTALS.search(out)
+        codes = H2LOAD_CODES.search(out)
+        traffic = H2LOAD_TRAFFIC.search(out)
+        if code != 0 or not (totals and codes and traffic):
+            return ["%s: exit status %s, output: %s" % (what, code,
+                                                        out[-600:])]
+        failures = []
+        succeeded, ok_codes = int(totals.group(4)), int(codes.group(1))
+        if succeeded != calls or ok_codes != calls:
+            failures.append("%s: %d of %d calls succeeded, %d with 2xx (%s)"
+                            % (what, succeeded, calls, ok_codes,
+                               totals.group(0)))
+        data = int(traffic.group(1))
+        if data != expected_data:
+            failures.append(
+                "%s: %d bytes of answers, expected %d: some answer is not "
+                "the expected one (an error status has no message)"
+                % (what, data, expected_data))
+        return failures
+
+    def kill_all(self):
+        with self.lock:
+            for process in self.running:
+                if process.poll() is None:
+                    process.kill()
+
+
+def read_log(path):
+    """Per-request lines of h2load --log-file: (start µs, status, µs)."""
+    durations, bad = [], 0
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) != 3:
+                continue
+            if not fields[1].startswith("2"):
+                bad += 1
+            durations.append(int(fields[2]))
+    return durations, bad
+
+
+def percentile(sorted_values, q):
+    """Nearest rank."""
+    if not sorted_values:
+        return 0.0
+    rank = max(0, math.ceil(q * len(sorted_values)) - 1)
+    return sorted_values[min(rank, len(sorted_values) - 1)]
+
+
+# --- one run ---------------------------------------------------------------
+
+def run_scenario(h2load, server, scenario, concurrency, calls, workdir):
+    """One run of `scenario`: its h2load processes, checked; the figures."""
+    processes = plan_run(concurrency, calls, len(scenario["requests"]))
+    logs = []
+
+    def one_process(i, conns, runs):
+        failures = []
+        for s, (index, n) in enumerate(runs):
+            log_file = os.path.join(workdir, "h2load-%d-%d.log" % (i, s))
+            logs.append((log_file, n))
+            failures += h2load.run(scenario["method"],
+                                   scenario["requests"][index], conns, n,
+                                   log_file)
+            if failures:
+                break
+        return failures
+
+    ticks0 = server.cpu_ticks()
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(len(processes)) as pool:
+        futures = [pool.submit(one_process, i, conns, runs)
+                   for i, (conns, runs) in enumerate(processes)]
+        try:
+            failures = [f for future in futures for f in future.result()]
+        except BaseException:  # Interrupted: leave no h2load behind.
+            h2load.kill_all()
+            raise
+    seconds = time.monotonic() - t0
+    ticks1 = server.cpu_ticks()
+    server.check_alive()
+    if failures:
+        raise BenchError("%s at concurrency %d:\n  %s" % (
+            scenario["name"], concurrency, listing(failures)))
+    durations = []
+    for log_file, n in logs:
+        d, bad = read_log(log_file)
+        os.unlink(log_file)
+        if len(d) != n or bad:
+            raise BenchError("%s at concurrency %d: %s has %d lines (%d not "
+                             "2xx), expected %d" % (
+                                 scenario["name"], concurrency, log_file,
+                                 len(d), bad, n))
+        durations += d
+    durations.sort()
+    hz = os.sysconf("SC_CLK_TCK")
+    return {
+        "scenario": scenario["name"], "concurrency": concurrency,
+        "calls": calls, "seconds": round(seconds, 4),
+        "calls_per_s": calls / seconds,
+        "p50_ms": percentile(durations, 0.50) / 1000.0,
+        "p90_ms": percentile(durations, 0.90) / 1000.0,
+        "p99_ms": percentile(durations, 0.99) / 1000.0,
+        "max_ms": durations[-1] / 1000.0,
+        "cpu_us_per_call": (ticks1 - ticks0) * 1e6 / hz / calls,
+        "rss_mib": server.rss_mib(),
+        "h2load_processes": len(processes),
+        "h2load_runs": sum(len(runs) for _, runs in processes),
+    }
+
+
+# --- the sequence -----------------------------------------------------------
+
+def ratio(value, floors, key):
+    base = sum(f[key] for f in floors) / len(floors)
+    return value / base if base > 0 else None
+
+
+def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
+                      workdir, runs):
+    """floor, A, floor, B, floor ... at one concurrency; returns the rows."""
+    def run(s, role):
+        r = run_scenario(h2load, server, s, concurrency, args.calls, workdir)
+        r["role"] = role
+        runs.append(r)
+        log("C=%d %-32s %8.0f calls/s  p99 %6.2f ms  cpu %6.1f us/call" % (
+            concurrency, s["name"], r["calls_per_s"], r["p99_ms"],
+            r["cpu_us_per_call"]))
+        return r
+
+    if not args.smoke:
+        run(floor, "warm-up")
+    floors = [run(floor, "floor")]
+    rows = []
+    for s in scenarios:
+        row = run(s, "scenario")
+        floors.append(run(floor, "floor"))
+        around = floors[-2:]
+        row["calls_per_s_x_floor"] = ratio(row["calls_per_s"], around,
+                                           "calls_per_s")
+        row["p99_x_floor"] = ratio(row["p99_ms"], around, "p99_ms")
+        row["cpu_x_floor"] = ratio(row["cpu_us_per_call"], around,
+                                   "cpu_us_per_call")
+        rows.append(row)
+    rows.insert(0, floor_row(floors, concurrency))
+    return rows
+
+
+def floor_row(floors, concurrency):
+    """The floor's own row: the mean of its runs at this concurrency."""
+    row = {"scenario": FLOOR + " (floor, mean of %d runs)" % len(floors),
+           "concurrency": concurrency, "role": "floor",
+           "calls_per_s_min": min(f["calls_per_s"] for f in floors),
+           "calls_per_s_max": max(f["calls_per_s"] for f in floors)}
+    for key in ("calls_per_s", "p50_ms", "p90_ms", "p99_ms",
+                "cpu_us_per_call", "rss_mib"):
+        row[key] = sum(f[key] for f in floors) / len(floors)
+    row["calls_per_s_x_floor"] = row["p99_x_floor"] = row["cpu_x_floor"] = 1.0
+    return row
+
+
+# --- the report ------------------------------------------------------------
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True,
+                              timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def machine():
+    fields = {}
+    for line in command_output(["lscpu"]).splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return {
+        "cpu_model": fields.get("Model name", platform.processor()),
+        "cpus": int(fields.get("CPU(s)", os.cpu_count() or 0)),
+        "cores_per_socket": fields.get("Core(s) per socket"),
+        "threads_per_core": fields.get("Thread(s) per core"),
+        "sockets": fields.get("Socket(s)"),
+        "hypervisor": fields.get("Hypervisor vendor", "none"),
+        "kernel": platform.release(),
+        "load_average": os.getloadavg(),
+    }
+
+
+def versions(server, front_proxy):
+    import grpc
+    found = re.search(r"\((version [^;]*)", server.listen_line or "")
+    kernel = re.search(r"flood_fill (\w+)", server.listen_line or "")
+    out = {
+        "server": found.group(1) if found else "?",
+        "flood_fill": kernel.group(1) if kernel else "?",
+        "h2load": command_output(["h2load", "--version"]).strip(),
+        "python": platform.python_version(), "grpcio": grpc.__version__,
+    }
+    if front_proxy:
+        out["nghttpx"] = command_output([front_proxy, "--version"]).strip()
+    return out
+
+
+def fmt(value, digits):
+    return "-" if value is None else "%.*f" % (digits, value)
+
+
+def print_header(report):
+    m, v, s = report["machine"], report["versions"], report["settings"]
+    print("# halma_server under h2load")
+    print("machine: %s, %d CPUs (%s cores per socket x %s sockets, %s "
+          "threads per core), hypervisor %s, kernel %s; load average %.2f "
+          "%.2f %.2f at the start" % (
+              m["cpu_model"], m["cpus"], m["cores_per_socket"], m["sockets"],
+              m["threads_per_core"], m["hypervisor"], m["kernel"],
+              *m["load_average"]))
+    print("server: halma_server %s (flood_fill %s)%s; %s; grpcio %s" % (
+        v["server"], v["flood_fill"],
+        ", behind " + v["nghttpx"] if "nghttpx" in v else ", gRPC direct",
+        v["h2load"], v["grpcio"]))
+    print("settings: %d calls per run, concurrency %s, h2load -m 1, %s; "
+          "server %s" % (
+              s["calls"], ",".join(map(str, s["concurrency"])),
+              "smoke (no warm-up)" if s["smoke"] else
+              "one unreported warm-up run of the floor per concurrency",
+              "pinned to CPU %s, h2load on CPU %s" % (
+                  s["server_cpus"], s["driver_cpus"])
+              if s["server_cpus"] else "not pinned"))
+    print("answers: %d distinct requests checked through gRPC (OK, bytes "
+          "as expected); every h2load run: all calls 2xx, answer bytes as "
+          "expected" % s["requests_checked"])
+    print()
+
+
+def print_table(rows):
+    print("| scenario | C | calls/s | x floor | p50 ms | p90 ms | p99 ms | "
+          "p99 x floor | CPU us/call | CPU x floor | RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["scenario"], r["concurrency"], r["calls_per_s"],
+            fmt(r["calls_per_s_x_floor"], 2), fmt(r["p50_ms"], 3),
+            fmt(r["p90_ms"], 3), fmt(r["p99_ms"], 3),
+            fmt(r["p99_x_floor"], 2), fmt(r["cpu_us_per_call"], 1),
+            fmt(r["cpu_x_floor"], 2), fmt(r["rss_mib"], 1)))
+
+
+def print_footer(report, rows):
+    for c in report["settings"]["concurrency"]:
+        floor = [r for r in rows if r["concurrency"] == c
+                 and r["role"] == "floor"]
+        if floor:
+            print("floor at C=%d: %.0f to %.0f calls/s over its runs" % (
+                c, floor[0]["calls_per_s_min"], floor[0]["calls_per_s_max"]))
+    print("server RSS: %.1f MiB before the benchmark, %.1f MiB after; "
+          "%d h2load runs in %.0f s; load average %.2f %.2f %.2f at the end"
+          % (report["rss_before_mib"], report["rss_after_mib"],
+             report["h2load_runs"], report["seconds"],
+             *report["load_average_end"]))
+
+
+# --- main ---------------------------------------------------------------
+
+def run(args):
+    for tool in ("h2load",) + ((args.front_proxy,) if args.front_proxy
+                               else ()):
+        if not shutil.which(tool):
+            raise BenchError("missing: %s" % tool)
+    if not os.access(args.server, os.X_OK):
+        raise BenchError("no server binary at %s (build it first)"
+                         % args.server)
+    floor, scenarios = select(load_scenarios(args.payloads), args.globs)
+    split = server_cpus(args.no_pin)
+    if split:
+        os.sched_setaffinity(0, split[1])
+    t0 = time.monotonic()
+    report = {"machine": machine()}
+    server = Server(args.server, args.front_proxy, max(args.concurrency),
+                    split[0] if split else None)
+    h2load = H2load(server.target, args.timeout)
+    try:
+        log(server.listen_line)
+        report["versions"] = versions(server, args.front_proxy)
+        report["listen_line"] = server.listen_line
+        check_answers(server.target, [floor] + scenarios)
+        report["settings"] = {
+            "calls": args.calls, "concurrency": args.concurrency,
+            "smoke": args.smoke, "front_proxy": args.front_proxy,
+            "server_cpus": sorted(split[0]) if split else None,
+            "driver_cpus": sorted(split[1]) if split else None,
+            "requests_checked": sum(len(s["requests"])
+                                    for s in [floor] + scenarios),
+            "scenarios": {s["name"]: s["note"] for s in [floor] + scenarios}}
+        report["rss_before_mib"] = server.rss_mib()
+        rows, runs = [], []
+        with tempfile.TemporaryDirectory(prefix="service_bench.") as work:
+            for c in args.concurrency:
+                rows += bench_concurrency(h2load, server, floor, scenarios, c,
+                                          args, work, runs)
+        report["rss_after_mib"] = server.rss_mib()
+    finally:
+        h2load.kill_all()
+        code = server.stop()
+    report.update(rows=rows, runs=runs, server_exit=code,
+                  h2load_runs=sum(r["h2load_runs"] for r in runs),
+                  seconds=time.monotonic() - t0,
+                  load_average_end=os.getloadavg())
+    return report
+
+
+def main(argv):
+    args = parse_args(argv)
+    try:
+        report = run(args)
+    except BenchError as e:
+        log("FAILED: %s" % e)
+        return 1
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    if report["server_exit"] != 0:
+        log("FAILED: the server exited with status %s after SIGTERM"
+            % report["server_exit"])
+        return 1
+    print_header(report)
+    print_table(report["rows"])
+    print()
+    print_footer(report, report["rows"])
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
