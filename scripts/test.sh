@@ -34,6 +34,7 @@ stage "attack suite" /usr/bin/python3 tests/attack/attack_test.py \
 # file descriptors and threads (the full run is --requests 1000000).
 stage "soak" /usr/bin/python3 tests/soak/soak_test.py \
   --server "$BUILD_DIR/service/halma_server"
+stage "service bench smoke" bash bench/service/run.sh "$BUILD_DIR" --smoke
 stage "sanitizers" bash scripts/sanitizers.sh all
 if [ -f deploy/check.sh ]; then
   stage "deploy checks" bash deploy/check.sh "$BUILD_DIR"
