@@ -526,6 +526,8 @@ def run_scenario(h2load, server, scenario, concurrency, calls, workdir):
         "p99_ms": percentile(durations, 0.99) / 1000.0,
         "max_ms": durations[-1] / 1000.0,
         "cpu_us_per_call": (ticks1 - ticks0) * 1e6 / hz / calls,
+        # Server CPU time over wall time: 1.0 is one CPU kept busy.
+        "server_cpus_busy": (ticks1 - ticks0) / hz / seconds,
         "rss_mib": server.rss_mib(),
         "h2load_processes": len(processes),
         "h2load_runs": sum(len(runs) for _, runs in processes),
@@ -576,7 +578,7 @@ def floor_row(floors, concurrency):
            "calls_per_s_min": min(f["calls_per_s"] for f in floors),
            "calls_per_s_max": max(f["calls_per_s"] for f in floors)}
     for key in ("calls_per_s", "p50_ms", "p90_ms", "p99_ms",
-                "cpu_us_per_call", "rss_mib"):
+                "cpu_us_per_call", "server_cpus_busy", "rss_mib"):
         row[key] = sum(f[key] for f in floors) / len(floors)
     row["calls_per_s_x_floor"] = row["p99_x_floor"] = row["cpu_x_floor"] = 1.0
     return row
@@ -657,15 +659,18 @@ def print_header(report):
 
 def print_table(rows):
     print("| scenario | C | calls/s | x floor | p50 ms | p90 ms | p99 ms | "
-          "p99 x floor | CPU us/call | CPU x floor | RSS MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "p99 x floor | CPU us/call | CPU x floor | server busy | "
+          "RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f%% "
+              "| %s |" % (
             r["scenario"], r["concurrency"], r["calls_per_s"],
             fmt(r["calls_per_s_x_floor"], 2), fmt(r["p50_ms"], 3),
             fmt(r["p90_ms"], 3), fmt(r["p99_ms"], 3),
             fmt(r["p99_x_floor"], 2), fmt(r["cpu_us_per_call"], 1),
-            fmt(r["cpu_x_floor"], 2), fmt(r["rss_mib"], 1)))
+            fmt(r["cpu_x_floor"], 2), 100 * r["server_cpus_busy"],
+            fmt(r["rss_mib"], 1)))
 
 
 def print_footer(report, rows):
