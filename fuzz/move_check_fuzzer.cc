@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!legal) return 0;
 
   FUZZ_CHECK(listed != nullptr, context);
-  const std::vector<Square>& path = check.path.squares;
+  const auto& path = check.path.squares;
   const std::string path_text = FormatMove(check.path);
   FUZZ_CHECK(!check.path.is_pass && path.size() >= 2, context);
   FUZZ_CHECK(path.front() == origin && path.back() == destination,

@@ -1,18 +1,20 @@
 #include "service/halma_rules_service.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
-#include <numeric>
-#include <vector>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
+#include "grpc/slice.h"
 #include "halma/game.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/status.h"
 #include "service/convert.h"
+#include "service/legal_moves_encoding.h"
 #include "service/request_codec.h"
 
 namespace halma::service {
@@ -24,15 +26,12 @@ namespace {
 struct Scratch {
   MoveList list;
   MovePaths paths;
-  std::vector<int> order;  // Indices of `list` in answer order.
+  std::uint16_t order[kMaxLegalMoves];  // Indices of `list` in answer order.
 };
 
 Scratch& ThreadScratch() {
-  thread_local const std::unique_ptr<Scratch> scratch = [] {
-    auto s = std::make_unique<Scratch>();
-    s->order.reserve(kMaxLegalMoves);
-    return s;
-  }();
+  thread_local const std::unique_ptr<Scratch> scratch =
+      std::make_unique<Scratch>();
   return *scratch;
 }
 
@@ -44,6 +43,16 @@ grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// Arena options whose first block is `block` (on the caller's stack).
+google::protobuf::ArenaOptions ArenaOnStack(char* block, std::size_t size) {
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = size;
+  options.start_block_size = 4096;
+  options.max_block_size = 256 * 1024;
+  return options;
+}
+
 // One call of a raw method: parse the request onto an arena, answer,
 // serialize the answer. The arena's first block is on the stack, so that an
 // ordinary call allocates no arena memory at all.
@@ -51,12 +60,7 @@ template <typename Request, typename Response, typename Answer>
 absl::Status ServeCall(const grpc::ByteBuffer& request_bytes,
                        grpc::ByteBuffer* response_bytes, Answer answer) {
   alignas(16) char first_block[4096];
-  google::protobuf::ArenaOptions options;
-  options.initial_block = first_block;
-  options.initial_block_size = sizeof(first_block);
-  options.start_block_size = 4096;
-  options.max_block_size = 256 * 1024;
-  google::protobuf::Arena arena(options);
+  google::protobuf::Arena arena(ArenaOnStack(first_block, sizeof(first_block)));
   auto* request = google::protobuf::Arena::CreateMessage<Request>(&arena);
   auto* response = google::protobuf::Arena::CreateMessage<Response>(&arena);
   absl::Status status = ParseRequest(request_bytes, request);
@@ -100,11 +104,22 @@ grpc::ServerUnaryReactor* HalmaRulesService::LegalMoves(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
   ConcurrencyLimit::Slot call = calls_.TryAcquire();
-  return Finish(context,
-                ServeCall<v1::LegalMovesRequest, v1::LegalMovesResponse>(
-                    *request, response, [this](const auto& in, auto* out) {
-                      return AnswerLegalMoves(in, out);
-                    }));
+  // The answer is written straight into the slice gRPC sends.
+  alignas(16) char first_block[4096];
+  google::protobuf::Arena arena(ArenaOnStack(first_block, sizeof(first_block)));
+  auto* parsed =
+      google::protobuf::Arena::CreateMessage<v1::LegalMovesRequest>(&arena);
+  absl::Status status = ParseRequest(*request, parsed);
+  if (status.ok()) {
+    grpc_slice slice = grpc_empty_slice();
+    status = EncodeLegalMoves(*parsed, [&slice](std::size_t size) {
+      slice = grpc_slice_malloc(size);
+      return reinterpret_cast<char*>(GRPC_SLICE_START_PTR(slice));
+    });
+    grpc::Slice answer(slice, grpc::Slice::STEAL_REF);
+    if (status.ok()) *response = grpc::ByteBuffer(&answer, 1);
+  }
+  return Finish(context, status);
 }
 
 grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
@@ -204,6 +219,21 @@ absl::Status HalmaRulesService::AnswerValidateMove(
 absl::Status HalmaRulesService::AnswerLegalMoves(
     const v1::LegalMovesRequest& request,
     v1::LegalMovesResponse* response) const {
+  std::string bytes;
+  absl::Status status = EncodeLegalMoves(request, [&bytes](std::size_t size) {
+    bytes.resize(size);
+    return bytes.data();
+  });
+  if (!status.ok()) return status;
+  if (!response->ParseFromString(bytes)) {
+    return absl::InternalError("LegalMoves: the answer does not parse");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HalmaRulesService::EncodeLegalMoves(
+    const v1::LegalMovesRequest& request,
+    absl::FunctionRef<char*(std::size_t)> allocate) const {
   RequestBoard board;
   if (absl::Status status = ResolveBoard(request.variant(), request.position(),
                                          "position", &board);
@@ -222,32 +252,23 @@ absl::Status HalmaRulesService::AnswerLegalMoves(
   }
 
   const GameStatus status = EvaluateStatus(*variant, *position);
-  StatusToProto(*variant, status, 0, response->mutable_status());
-  response->set_position(FormatPosition(*position, *variant));
+  v1::GameStatus status_proto;
+  StatusToProto(*variant, status, 0, &status_proto);
+  const std::string position_text = FormatPosition(*position, *variant);
+  LegalMovesAnswer answer;
+  answer.status = &status_proto;
+  answer.position = position_text;
   if (!status.over && !status.must_pass) {
     Scratch& scratch = ThreadScratch();
     GenerateLegalMovesWithPaths(*variant, *position, position->to_move,
                                 &scratch.list, &scratch.paths, filter);
-    const MoveList& list = scratch.list;
-    std::vector<int>& order = scratch.order;
-    order.resize(list.size);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&list](int a, int b) {
-      return MoveOrder(list.moves[a], list.moves[b]);
-    });
-    auto* moves = response->mutable_moves();
-    moves->Reserve(list.size);
-    for (int i : order) {
-      const LegalMove& legal = list.moves[i];
-      v1::Move* move = moves->Add();
-      move->set_origin(FormatSquare(legal.origin));
-      move->set_destination(FormatSquare(legal.destination));
-      move->set_path(
-          FormatPath(scratch.paths.Path(i), scratch.paths.Length(i)));
-      move->set_hops(legal.hops);
-    }
+    AnswerOrder(scratch.list, scratch.order);
+    answer.list = &scratch.list;
+    answer.paths = &scratch.paths;
+    answer.order = scratch.order;
+    answer.move_count = scratch.list.size;
   }
-  response->set_count(response->moves_size());
+  EncodeLegalMovesResponse(answer, allocate);
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@
 #ifndef HALMA_SERVICE_HALMA_RULES_SERVICE_H_
 #define HALMA_SERVICE_HALMA_RULES_SERVICE_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -62,6 +63,11 @@ class HalmaRulesService final : public RulesServiceBase {
                                   v1::ValidateMoveResponse* response) const;
   absl::Status AnswerLegalMoves(const v1::LegalMovesRequest& request,
                                 v1::LegalMovesResponse* response) const;
+  // LegalMoves' answer serialized (what the gRPC handler sends): asks
+  // `allocate` for a buffer of the answer's exact size and writes it there.
+  absl::Status EncodeLegalMoves(
+      const v1::LegalMovesRequest& request,
+      absl::FunctionRef<char*(std::size_t)> allocate) const;
   absl::Status AnswerAdjudicate(const v1::AdjudicateRequest& request,
                                 v1::AdjudicateResponse* response) const;
   // The same, calling `checkpoint` every few dozen plies; a non-OK status

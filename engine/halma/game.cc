@@ -51,8 +51,8 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
           "(the start position leaves room for ",
           i, " moves)"));
     }
-    MoveCheck check =
-        CheckMove(variant, result.final_position, result.status, moves[i]);
+    MoveCheck check = CheckMove(variant, result.final_position, result.status,
+                                moves[i], MoveDetail::kPositionOnly);
     if (check.verdict != MoveVerdict::kLegal) {
       result.illegal_ply = i + 1;
       result.illegal_verdict = check.verdict;

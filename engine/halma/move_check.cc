@@ -39,9 +39,16 @@ std::string Leg(Square a, Square b) {
   return absl::StrCat(FormatSquare(a), "-", FormatSquare(b));
 }
 
+// A legal move from path[0] to path[count - 1].
 MoveCheck Legal(const Variant& variant, const Position& position,
-                const Square* path, int count) {
+                const Square* path, int count, MoveDetail detail) {
   MoveCheck check;
+  if (detail == MoveDetail::kPositionOnly) {
+    MoveText ends;
+    ends.squares = {path[0], path[count - 1]};
+    check.after = ApplyMove(variant, position, ends);
+    return check;
+  }
   check.path.squares.assign(path, path + count);
   check.hops = AreNeighbours(path[0], path[1]) ? 0 : count - 1;
   check.after = ApplyMove(variant, position, check.path);
@@ -70,7 +77,8 @@ Position ApplyMove(const Variant& variant, const Position& position,
 }
 
 MoveCheck CheckMove(const Variant& variant, const Position& position,
-                    const GameStatus& status, const MoveText& move) {
+                    const GameStatus& status, const MoveText& move,
+                    MoveDetail detail) {
   const Seat mover = position.to_move;
   if (status.over) {
     return Illegal(MoveVerdict::kGameOver,
@@ -89,7 +97,7 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
     return check;
   }
 
-  const std::vector<Square>& squares = move.squares;
+  const auto& squares = move.squares;
   const Square origin = squares[0];
   Seat owner;
   if (!position.PieceAt(origin, &owner)) {
@@ -137,12 +145,12 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
       }
       path[0] = origin;
       path[1] = to;
-      return Legal(variant, position, path, 2);
+      return Legal(variant, position, path, 2, detail);
     }
     // Shorthand: from here to there by any legal chain.
     if (occupied.Test(to)) return occupied_at(to);
     const int count = FewestHopPath(variant, position, origin, to, path);
-    if (count > 0) return Legal(variant, position, path, count);
+    if (count > 0) return Legal(variant, position, path, count, detail);
     if (lock && FewestHopPath(variant, position, origin, to, path,
                               /*ignore_target_lock=*/true) > 0) {
       return leaves_target(to);
@@ -192,9 +200,14 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
     visited.Set(to);
     at = to;
   }
+  if (detail == MoveDetail::kPositionOnly) {
+    path[0] = origin;
+    path[1] = at;
+    return Legal(variant, position, path, 2, detail);
+  }
   // Answers give the fewest-hop path to the same square.
   const int count = FewestHopPath(variant, position, origin, at, path);
-  return Legal(variant, position, path, count);
+  return Legal(variant, position, path, count, detail);
 }
 
 const char* MoveVerdictName(MoveVerdict verdict) {

@@ -37,11 +37,21 @@ struct MoveCheck {
   Position after;
 };
 
+// What CheckMove works out for a legal move besides the position after it.
+enum class MoveDetail {
+  // `path` and `hops` too: the fewest-hop path that answers show.
+  kFewestHopPath,
+  // `after` only (`path` empty, `hops` 0): a replay needs no path, so a
+  // chain written square by square is checked hop by hop without a search.
+  kPositionOnly,
+};
+
 // Checks `move` for the side to move of a well-formed position whose
 // status is `status` (from EvaluateStatus), and applies it when legal.
 // The position must leave room to count the move (CheckRoomForMove).
 MoveCheck CheckMove(const Variant& variant, const Position& position,
-                    const GameStatus& status, const MoveText& move);
+                    const GameStatus& status, const MoveText& move,
+                    MoveDetail detail = MoveDetail::kFewestHopPath);
 
 // Applies a legal move (or pass): moves the piece, counts the move and
 // names the next seat still playing. Requires CheckRoomForMove.

@@ -31,6 +31,54 @@ absl::Status Malformed(absl::string_view what, absl::string_view text,
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// Splits `text` at `separator` into at most `capacity` parts stored in
+// `parts` (the rest are counted, not stored); returns the number of parts.
+// Unlike absl::StrSplit into a vector, it allocates nothing.
+int Split(absl::string_view text, char separator, absl::string_view* parts,
+          int capacity) {
+  int count = 0;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    const absl::string_view part = text.substr(
+        start, end == absl::string_view::npos ? absl::string_view::npos
+                                              : end - start);
+    if (count < capacity) parts[count] = part;
+    ++count;
+    if (end == absl::string_view::npos) return count;
+    start = end + 1;
+  }
+}
+
+struct SquareText {
+  char text[3];
+  std::uint8_t length;
+};
+
+// The names of all squares of the frame, indexed by Square.
+struct SquareNames {
+  SquareText names[kSquareCount];
+  constexpr SquareNames() : names() {
+    for (int x = 0; x < kMaxBoardSize; ++x) {
+      for (int y = 0; y < kMaxBoardSize; ++y) {
+        SquareText& name = names[MakeSquare(x, y)];
+        const int rank = y + 1;
+        name.text[0] = static_cast<char>('a' + x);
+        if (rank < 10) {
+          name.text[1] = static_cast<char>('0' + rank);
+          name.text[2] = '\0';
+          name.length = 2;
+        } else {
+          name.text[1] = '1';
+          name.text[2] = static_cast<char>('0' + rank - 10);
+          name.length = 3;
+        }
+      }
+    }
+  }
+};
+constexpr SquareNames kSquareNames;
+
 }  // namespace
 
 std::string QuoteForError(absl::string_view text) {
@@ -73,20 +121,23 @@ std::string QuoteForError(absl::string_view text) {
 }
 
 absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
-  const std::string expected = absl::StrCat(
-      "expected a file ", FileRange(n), " then a rank 1..", n, ", like \"c3\"");
+  // Only the error paths need this text, so it is built only there.
+  const auto expected = [n] {
+    return absl::StrCat("expected a file ", FileRange(n), " then a rank 1..", n,
+                        ", like \"c3\"");
+  };
   if (text.empty())
-    return Malformed("square", text, absl::StrCat("empty, ", expected));
+    return Malformed("square", text, absl::StrCat("empty, ", expected()));
   const char file = text[0];
   if (file >= 'A' && file <= 'Z') {
     return Malformed("square", text,
                      absl::StrCat("upper-case file '", std::string(1, file),
-                                  "', ", expected));
+                                  "', ", expected()));
   }
   if (file < 'a' || file > 'z') {
     return Malformed(
         "square", text,
-        absl::StrCat("does not start with a file letter, ", expected));
+        absl::StrCat("does not start with a file letter, ", expected()));
   }
   if (file - 'a' >= n) {
     return Malformed(
@@ -95,7 +146,7 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
                      BoardText(n), ", expected ", FileRange(n)));
   }
   if (text.size() == 1) {
-    return Malformed("square", text, absl::StrCat("missing rank, ", expected));
+    return Malformed("square", text, absl::StrCat("missing rank, ", expected()));
   }
   size_t i = 1;
   int rank = 0;
@@ -105,12 +156,12 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
   }
   if (i == 1) {
     return Malformed("square", text,
-                     absl::StrCat("no rank number after the file, ", expected));
+                     absl::StrCat("no rank number after the file, ", expected()));
   }
   if (i < text.size()) {
     return Malformed("square", text,
                      absl::StrCat("unexpected ", QuoteForError(text.substr(i)),
-                                  " after the rank, ", expected));
+                                  " after the rank, ", expected()));
   }
   if (text[1] == '0') {
     return Malformed(
@@ -126,13 +177,18 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
   return MakeSquare(file - 'a', rank - 1);
 }
 
+// GCC 12 warns, wrongly, that moving a MoveText into the StatusOr copies
+// uninitialized inline storage of its InlinedVector (only `size` entries
+// are ever read).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 absl::StatusOr<MoveText> ParseMove(absl::string_view text, int n) {
   MoveText move;
   if (text == "pass") {
     move.is_pass = true;
     return move;
   }
-  const std::string expected =
+  constexpr absl::string_view expected =
       "expected \"pass\" or two or more squares joined by '-', like \"c3-e5\"";
   if (text.empty())
     return Malformed("move", text, absl::StrCat("empty, ", expected));
@@ -170,26 +226,32 @@ absl::StatusOr<MoveText> ParseMove(absl::string_view text, int n) {
   }
   return move;
 }
+#pragma GCC diagnostic pop
 
 absl::StatusOr<Position> ParsePosition(absl::string_view text,
                                        const Variant& variant) {
   const int n = variant.size;
-  std::string seat_letters;
-  for (int i = 0; i < variant.seat_count; ++i) {
-    if (i > 0) seat_letters += i + 1 == variant.seat_count ? " or " : ", ";
-    seat_letters += SeatLetter(variant.seats[i]);
-  }
+  // For the error messages only.
+  const auto seat_letters = [&variant] {
+    std::string letters;
+    for (int i = 0; i < variant.seat_count; ++i) {
+      if (i > 0) letters += i + 1 == variant.seat_count ? " or " : ", ";
+      letters += SeatLetter(variant.seats[i]);
+    }
+    return letters;
+  };
   if (text.size() > kMaxPositionText) {
     return Malformed("position", text,
                      absl::StrCat("longer than ", kMaxPositionText,
                                   " characters, expected a position string "
                                   "of at most that length"));
   }
-  std::vector<absl::string_view> fields = absl::StrSplit(text, ' ');
-  if (fields.size() != 3) {
+  absl::string_view fields[3];
+  const int field_count = Split(text, ' ', fields, 3);
+  if (field_count != 3) {
     return Malformed(
         "position", text,
-        absl::StrCat("has ", fields.size(),
+        absl::StrCat("has ", field_count,
                      " space-separated fields, expected 3 (board, side to "
                      "move, move counts) separated by single spaces"));
   }
@@ -203,10 +265,11 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
   }
 
   Position pos;
-  std::vector<absl::string_view> ranks = absl::StrSplit(fields[0], '/');
-  if (static_cast<int>(ranks.size()) != n) {
+  absl::string_view ranks[kMaxBoardSize];
+  const int rank_count = Split(fields[0], '/', ranks, kMaxBoardSize);
+  if (rank_count != n) {
     return Malformed("position", text,
-                     absl::StrCat("board has ", ranks.size(),
+                     absl::StrCat("board has ", rank_count,
                                   " ranks separated by '/', expected ", n,
                                   " for the ", BoardText(n)));
   }
@@ -239,7 +302,7 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
             "position", text,
             absl::StrCat("rank ", y + 1, " ", QuoteForError(rank), " has ",
                          QuoteForError(absl::string_view(&rank[i], 1)),
-                         ", expected a seat in play (", seat_letters,
+                         ", expected a seat in play (", seat_letters(),
                          ") or a count of empty squares"));
       }
       if (x >= n) {
@@ -265,16 +328,17 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
       !variant.in_play.Has(to_move)) {
     return Malformed("position", text,
                      absl::StrCat("side to move ", QuoteForError(side),
-                                  ", expected one letter: ", seat_letters));
+                                  ", expected one letter: ", seat_letters()));
   }
   pos.to_move = to_move;
 
-  std::vector<absl::string_view> counts = absl::StrSplit(fields[2], ',');
-  if (static_cast<int>(counts.size()) != variant.seat_count) {
+  absl::string_view counts[kMaxSeats];
+  const int count_count = Split(fields[2], ',', counts, kMaxSeats);
+  if (count_count != variant.seat_count) {
     return Malformed(
         "position", text,
         absl::StrCat("move counts ", QuoteForError(fields[2]), " has ",
-                     counts.size(), " numbers, expected ", variant.seat_count,
+                     count_count, " numbers, expected ", variant.seat_count,
                      " (one per seat in turn order, separated by commas)"));
   }
   for (int i = 0; i < variant.seat_count; ++i) {
@@ -303,17 +367,36 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
   return pos;
 }
 
-std::string FormatSquare(Square s) {
-  return absl::StrCat(std::string(1, static_cast<char>('a' + FileOf(s))),
-                      RankOf(s) + 1);
+absl::string_view SquareName(Square s) {
+  const SquareText& name = kSquareNames.names[s];
+  return absl::string_view(name.text, name.length);
 }
 
-std::string FormatPath(const Square* squares, int count) {
-  std::string out;
+int PathTextLength(const Square* squares, int count) {
+  if (count == 0) return 0;
+  int length = count - 1;  // The dashes.
+  for (int i = 0; i < count; ++i) length += kSquareNames.names[squares[i]].length;
+  return length;
+}
+
+char* WritePath(const Square* squares, int count, char* out) {
   for (int i = 0; i < count; ++i) {
-    if (i > 0) out += '-';
-    out += FormatSquare(squares[i]);
+    if (i > 0) *out++ = '-';
+    const SquareText& name = kSquareNames.names[squares[i]];
+    // Three bytes are always there to copy; only `length` of them count.
+    out[0] = name.text[0];
+    out[1] = name.text[1];
+    if (name.length == 3) out[2] = name.text[2];
+    out += name.length;
   }
+  return out;
+}
+
+std::string FormatSquare(Square s) { return std::string(SquareName(s)); }
+
+std::string FormatPath(const Square* squares, int count) {
+  std::string out(PathTextLength(squares, count), '\0');
+  WritePath(squares, count, out.data());
   return out;
 }
 

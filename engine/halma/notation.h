@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "halma/position.h"
@@ -13,9 +14,11 @@
 namespace halma {
 
 // A move as written (RULES.md section 4): `pass`, or the squares it visits.
+// Most chains are short, so the squares are stored inline: parsing a move
+// (once per ply of a replayed record) allocates nothing.
 struct MoveText {
   bool is_pass = false;
-  std::vector<Square> squares;
+  absl::InlinedVector<Square, 16> squares;
   friend bool operator==(const MoveText& a, const MoveText& b) {
     return a.is_pass == b.is_pass && a.squares == b.squares;
   }
@@ -31,6 +34,14 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
                                        const Variant& variant);
 
 // Canonical formatting.
+//
+// The name of a square ("a1" .. "p16"), from a table: formatting the
+// thousands of squares of an answer builds no strings.
+absl::string_view SquareName(Square s);
+// The length of a path's text, its squares joined by '-' ("c3-e5-g7").
+int PathTextLength(const Square* squares, int count);
+// Writes that text (PathTextLength bytes) at `out`; returns its end.
+char* WritePath(const Square* squares, int count, char* out);
 std::string FormatSquare(Square s);
 std::string FormatMove(const MoveText& move);
 std::string FormatPath(const Square* squares, int count);
