@@ -2,7 +2,10 @@
 // through ParseRequest and AnswerAdjudicate (the service's record limit is
 // set to 100 moves so that small inputs reach it).
 //
-// Properties: ParseRequest's two overloads agree; every error is
+// Properties: whenever the in-place reader (ReadAdjudicateRequest) accepts
+// the bytes, protobuf parses them too, to the same variant, start position
+// and moves, and AnswerRecord over the view answers exactly as
+// AnswerAdjudicate over the message; ParseRequest's two overloads agree; every error is
 // INVALID_ARGUMENT, bounded, printable, and starts with a field of the
 // request ("request", "variant", "start_position", "moves"); the answer is
 // deterministic (two calls, same bytes); an OK answer serializes and parses
@@ -16,10 +19,44 @@
 #include "absl/strings/str_cat.h"
 #include "fuzz/service_fuzz.h"
 #include "halma/notation.h"
+#include "service/request_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace halma;
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
+  service::AdjudicateRequestView view;
+  const bool read_in_place = service::ReadAdjudicateRequest(bytes, &view);
+  if (read_in_place) {
+    v1::AdjudicateRequest parsed;
+    FUZZ_CHECK(parsed.ParseFromArray(bytes.data(), static_cast<int>(size)),
+               "read in place, but protobuf refuses it");
+    // A nested message that does not parse fails the whole request, so the
+    // variant's bytes parse too.
+    v1::Variant variant;
+    FUZZ_CHECK(variant.ParseFromArray(view.variant.data(),
+                                      static_cast<int>(view.variant.size())),
+               "read in place, but the variant does not parse");
+    bool same = variant.SerializeAsString() ==
+                    parsed.variant().SerializeAsString() &&
+                parsed.start_position() == view.start_position &&
+                parsed.moves_size() == static_cast<int>(view.moves.size());
+    for (int i = 0; same && i < parsed.moves_size(); ++i) {
+      same = parsed.moves(i) == view.moves[i];
+    }
+    FUZZ_CHECK(same, "the in-place view differs from the parsed request");
+    v1::AdjudicateResponse by_view;
+    v1::AdjudicateResponse by_message;
+    const absl::Status view_status = fuzz::Service().AnswerRecord(
+        variant, view.start_position, static_cast<int>(view.moves.size()),
+        [&view](int i) { return view.moves[i]; }, &by_view,
+        [] { return absl::OkStatus(); });
+    const absl::Status message_status =
+        fuzz::Service().AnswerAdjudicate(parsed, &by_message);
+    FUZZ_CHECK(view_status == message_status &&
+                   by_view.SerializeAsString() ==
+                       by_message.SerializeAsString(),
+               "AnswerRecord over the view differs from AnswerAdjudicate");
+  }
   v1::AdjudicateRequest request;
   if (!fuzz::ParseBoth(bytes, {"request", "variant", "start_position", "moves"},
                        &request)

@@ -155,6 +155,28 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
     }
     return absl::OkStatus();
   };
+  // The common form of the request is read in place (no strings copied);
+  // anything else goes through the parser, which names what is wrong.
+  thread_local AdjudicateRequestView view;
+  thread_local std::string storage;
+  grpc::Slice slice;
+  if (ReadAdjudicateRequest(FlatBytes(*request, &slice, &storage), &view)) {
+    alignas(16) char first_block[4096];
+    google::protobuf::Arena arena(
+        ArenaOnStack(first_block, sizeof(first_block)));
+    auto* variant = google::protobuf::Arena::CreateMessage<v1::Variant>(&arena);
+    if (variant->ParseFromArray(view.variant.data(),
+                                static_cast<int>(view.variant.size()))) {
+      auto* answer =
+          google::protobuf::Arena::CreateMessage<v1::AdjudicateResponse>(
+              &arena);
+      absl::Status status = AnswerRecord(
+          *variant, view.start_position, static_cast<int>(view.moves.size()),
+          [](int i) { return view.moves[i]; }, answer, checkpoint);
+      if (status.ok()) status = SerializeResponse(*answer, response);
+      return Finish(context, status);
+    }
+  }
   return Finish(context,
                 ServeCall<v1::AdjudicateRequest, v1::AdjudicateResponse>(
                     *request, response, [&](const auto& in, auto* out) {
@@ -281,26 +303,35 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
 absl::Status HalmaRulesService::AnswerAdjudicate(
     const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint) const {
-  if (request.moves_size() > options_.max_record_moves) {
+  const auto& moves = request.moves();
+  return AnswerRecord(
+      request.variant(), request.start_position(), moves.size(),
+      [&moves](int i) { return absl::string_view(moves.Get(i)); }, response,
+      checkpoint);
+}
+
+absl::Status HalmaRulesService::AnswerRecord(
+    const v1::Variant& variant_proto, absl::string_view start_position,
+    int move_count, absl::FunctionRef<absl::string_view(int)> move_at,
+    v1::AdjudicateResponse* response,
+    absl::FunctionRef<absl::Status()> checkpoint) const {
+  if (move_count > options_.max_record_moves) {
     return absl::InvalidArgumentError(
-        absl::StrCat("moves: the record has ", request.moves_size(),
+        absl::StrCat("moves: the record has ", move_count,
                      " moves, more than this server's limit of ",
                      options_.max_record_moves, " (max_record_moves)"));
   }
   RequestBoard board;
-  if (absl::Status status =
-          ResolveBoard(request.variant(), request.start_position(),
-                       "start_position", &board);
+  if (absl::Status status = ResolveBoard(variant_proto, start_position,
+                                         "start_position", &board);
       !status.ok()) {
     return status;
   }
   const Variant* variant = board.variant;
   const Position* start = &board.position;
 
-  const auto& moves = request.moves();
-  absl::StatusOr<GameRecordResult> result = AdjudicateRecord(
-      *variant, *start, moves.size(),
-      [&moves](int i) { return absl::string_view(moves.Get(i)); }, checkpoint);
+  absl::StatusOr<GameRecordResult> result =
+      AdjudicateRecord(*variant, *start, move_count, move_at, checkpoint);
   if (!result.ok()) {
     if (!absl::IsInvalidArgument(result.status())) return result.status();
     return RecordErrorToProto(result.status());
@@ -320,7 +351,7 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
   if (result->illegal_ply > 0) {
     v1::IllegalMove* illegal = response->mutable_illegal_move();
     illegal->set_ply(result->illegal_ply);
-    illegal->set_move(moves.Get(result->illegal_ply - 1));
+    illegal->set_move(std::string(move_at(result->illegal_ply - 1)));
     illegal->set_reason(IllegalReasonToProto(result->illegal_verdict));
     illegal->set_message(result->illegal_message);
   }

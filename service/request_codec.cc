@@ -1,5 +1,6 @@
 #include "service/request_codec.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,95 @@ absl::Status ParseRequest(const grpc::ByteBuffer& bytes,
     }
   }
   return ParseError(flat, *request->GetDescriptor());
+}
+
+namespace {
+
+// A varint of at most 32 bits at `*at`, advancing it; false if truncated
+// or longer than five bytes.
+bool ReadVarint32(const char*& at, const char* end, std::uint32_t* value) {
+  std::uint32_t result = 0;
+  for (int shift = 0; shift < 35 && at < end; shift += 7) {
+    const auto byte = static_cast<std::uint8_t>(*at++);
+    result |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      // A fifth byte may carry only the top four bits.
+      if (shift == 28 && byte > 0x0f) return false;
+      *value = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsAscii(absl::string_view text) {
+  unsigned char any = 0;
+  for (char c : text) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+}  // namespace
+
+bool ReadAdjudicateRequest(absl::string_view bytes,
+                           AdjudicateRequestView* view) {
+  // Tags of AdjudicateRequest's fields, all length-delimited.
+  constexpr std::uint32_t kVariant = (1 << 3) | 2;
+  constexpr std::uint32_t kStartPosition = (2 << 3) | 2;
+  constexpr std::uint32_t kMoves = (3 << 3) | 2;
+  view->variant = {};
+  view->start_position = {};
+  view->moves.clear();
+  bool seen_variant = false;
+  bool seen_start = false;
+  const char* at = bytes.data();
+  const char* const end = at + bytes.size();
+  while (at < end) {
+    std::uint32_t tag;
+    std::uint32_t length;
+    if (!ReadVarint32(at, end, &tag) || !ReadVarint32(at, end, &length) ||
+        length > static_cast<std::size_t>(end - at)) {
+      return false;
+    }
+    const absl::string_view value(at, length);
+    at += length;
+    switch (tag) {
+      case kVariant:
+        // A second one would be merged into the first: left to protobuf.
+        if (seen_variant) return false;
+        seen_variant = true;
+        view->variant = value;
+        break;
+      case kStartPosition:
+        if (seen_start || !IsAscii(value)) return false;
+        seen_start = true;
+        view->start_position = value;
+        break;
+      case kMoves:
+        if (!IsAscii(value)) return false;
+        view->moves.push_back(value);
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+absl::string_view FlatBytes(const grpc::ByteBuffer& buffer,
+                            grpc::Slice* slice, std::string* storage) {
+  if (buffer.TrySingleSlice(slice).ok()) {
+    return absl::string_view(reinterpret_cast<const char*>(slice->begin()),
+                             slice->size());
+  }
+  storage->clear();
+  std::vector<grpc::Slice> slices;
+  if (buffer.Dump(&slices).ok()) {
+    for (const grpc::Slice& piece : slices) {
+      storage->append(reinterpret_cast<const char*>(piece.begin()),
+                      piece.size());
+    }
+  }
+  return *storage;
 }
 
 absl::Status SerializeResponse(const google::protobuf::Message& response,

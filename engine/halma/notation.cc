@@ -1,5 +1,6 @@
 #include "halma/notation.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -30,6 +31,39 @@ absl::Status Malformed(absl::string_view what, absl::string_view text,
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The square `text` names, when it is a well-formed square of an n x n
+// board ("c3", "p16"). The fast path of the parsers: ParseSquare's checks
+// run only when this fails, to say what is wrong.
+bool ReadSquare(absl::string_view text, int n, Square* square) {
+  if (text.size() < 2 || text.size() > 3) return false;
+  const int file = text[0] - 'a';
+  int rank = text[1] - '0';
+  if (file < 0 || file >= n || rank < 1 || rank > 9) return false;
+  if (text.size() == 3) {
+    if (!IsDigit(text[2])) return false;
+    rank = rank * 10 + (text[2] - '0');
+  }
+  if (rank > n) return false;
+  *square = MakeSquare(file, rank - 1);
+  return true;
+}
+
+// A well-formed move of two or more squares joined by '-', read without
+// building any message; false for anything else (ParseMove then says what
+// is wrong).
+bool ReadPath(absl::string_view text, int n, MoveText* move) {
+  size_t start = 0;
+  while (true) {
+    size_t end = start;
+    while (end < text.size() && text[end] != '-') ++end;
+    Square square;
+    if (!ReadSquare(text.substr(start, end - start), n, &square)) return false;
+    move->squares.push_back(square);
+    if (end == text.size()) return move->squares.size() >= 2;
+    start = end + 1;
+  }
+}
 
 // Splits `text` at `separator` into at most `capacity` parts stored in
 // `parts` (the rest are counted, not stored); returns the number of parts.
@@ -121,6 +155,7 @@ std::string QuoteForError(absl::string_view text) {
 }
 
 absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
+  if (Square square; ReadSquare(text, n, &square)) return square;
   // Only the error paths need this text, so it is built only there.
   const auto expected = [n] {
     return absl::StrCat("expected a file ", FileRange(n), " then a rank 1..", n,
@@ -188,6 +223,8 @@ absl::StatusOr<MoveText> ParseMove(absl::string_view text, int n) {
     move.is_pass = true;
     return move;
   }
+  if (text.size() <= kMaxMoveText && ReadPath(text, n, &move)) return move;
+  move.squares.clear();
   constexpr absl::string_view expected =
       "expected \"pass\" or two or more squares joined by '-', like \"c3-e5\"";
   if (text.empty())
@@ -406,32 +443,50 @@ std::string FormatMove(const MoveText& move) {
 }
 
 std::string FormatPosition(const Position& position, const Variant& variant) {
+  // The pieces on a mailbox first (one pass over each seat's few pieces),
+  // so that the rank-by-rank scan below reads one byte per square instead
+  // of testing four bitboards.
+  char board[kSquareCount] = {};
+  for (int i = 0; i < kMaxSeats; ++i) {
+    const char letter = SeatLetter(SeatAt(i));
+    ForEachSquare(position.pieces[i], [&](Square s) {
+      board[FileOf(s) + RankOf(s) * kMaxBoardSize] = letter;
+    });
+  }
   const int n = variant.size;
-  std::string out;
-  out.reserve(n * (n + 1) + 16);
+  // At most n + 1 characters per rank (n = 16: "16" for an empty rank),
+  // then the side to move and up to four counts of up to 19 digits.
+  char text[kMaxBoardSize * (kMaxBoardSize + 1) + 4 + kMaxSeats * 20];
+  char* out = text;
+  const auto put_count = [&out](int empty) {
+    if (empty >= 10) *out++ = '1';
+    *out++ = static_cast<char>('0' + empty % 10);
+  };
   for (int y = n - 1; y >= 0; --y) {
+    const char* rank = board + y * kMaxBoardSize;
     int empty = 0;
     for (int x = 0; x < n; ++x) {
-      Seat seat;
-      if (position.PieceAt(MakeSquare(x, y), &seat)) {
-        if (empty > 0) absl::StrAppend(&out, empty);
-        empty = 0;
-        out += SeatLetter(seat);
-      } else {
+      if (rank[x] == 0) {
         ++empty;
+        continue;
       }
+      if (empty > 0) put_count(empty);
+      empty = 0;
+      *out++ = rank[x];
     }
-    if (empty > 0) absl::StrAppend(&out, empty);
-    if (y > 0) out += '/';
+    if (empty > 0) put_count(empty);
+    if (y > 0) *out++ = '/';
   }
-  out += ' ';
-  out += SeatLetter(position.to_move);
-  out += ' ';
+  *out++ = ' ';
+  *out++ = SeatLetter(position.to_move);
+  *out++ = ' ';
   for (int i = 0; i < variant.seat_count; ++i) {
-    if (i > 0) out += ',';
-    absl::StrAppend(&out, position.move_count[SeatIndex(variant.seats[i])]);
+    if (i > 0) *out++ = ',';
+    const absl::AlphaNum count(
+        position.move_count[SeatIndex(variant.seats[i])]);
+    out = std::copy(count.data(), count.data() + count.size(), out);
   }
-  return out;
+  return std::string(text, out);
 }
 
 }  // namespace halma

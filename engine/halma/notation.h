@@ -36,7 +36,8 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
 // Canonical formatting.
 //
 // The name of a square ("a1" .. "p16"), from a table: formatting the
-// thousands of squares of an answer builds no strings.
+// thousands of squares of an answer builds no strings. Its data() always
+// has three readable bytes (a copier may move three at once).
 absl::string_view SquareName(Square s);
 // The length of a path's text, its squares joined by '-' ("c3-e5-g7").
 int PathTextLength(const Square* squares, int count);

@@ -57,13 +57,17 @@ ServerConfig SlowCallsConfig() {
   return config;
 }
 
-// A brainking-8x8 record of `moves` plies: legal steps back and forth (the
-// game is decided early by the home-exit rule, but every move is parsed
-// first, which is what takes the time).
+// An iggamecenter-10x10 record of `moves` plies, every one of them parsed
+// and replayed (the variant has no home-exit rule and no move cap, so the
+// game never ends): two-hop chains back and forth, written as shorthand so
+// that each ply searches for its path (a1 over b2 and d4 to e5; j10 over
+// i9 and g7 to f6).
 v1::AdjudicateRequest SlowRecord(int moves) {
   v1::AdjudicateRequest request;
-  request.mutable_variant()->set_preset("brainking-8x8");
-  const char* cycle[] = {"a4-a5", "h5-h4", "a5-a4", "h4-h5"};
+  request.mutable_variant()->set_preset("iggamecenter-10x10");
+  request.set_start_position(
+      "bbbbbbbbbb/6bbbb/10/6b3/10/10/3w6/10/wwwww5/w1wwwwwwww w 0,0");
+  const char* cycle[] = {"a1-e5", "j10-f6", "e5-a1", "f6-j10"};
   for (int i = 0; i < moves; ++i) request.add_moves(cycle[i % 4]);
   return request;
 }
@@ -205,11 +209,11 @@ TEST(LimitsTest, ClientDeadlineStopsAReplayMidRecord) {
 TEST(LimitsTest, CallsWithoutADeadlineGetTheServerMaximum) {
   ServerConfig config = SlowCallsConfig();
   config.max_call_seconds = 1;
-  config.max_record_moves = 2 * kSlowRecordMoves;
+  config.max_record_moves = 3 * kSlowRecordMoves;
   auto server = MustStart(config);
   ASSERT_NE(server, nullptr);
   auto channel = ChannelTo(server->address());
-  BackgroundCall call(channel, SlowRecord(2 * kSlowRecordMoves));
+  BackgroundCall call(channel, SlowRecord(3 * kSlowRecordMoves));
   ASSERT_TRUE(WaitFor([&] { return server->rules().calls_in_progress(); }, 1));
   const absl::Time started = absl::Now();
   const grpc::Status& status = call.Wait();
@@ -314,7 +318,7 @@ TEST(FrontProxyTest, ShutdownSaysNotServingThenFinishesCallsInFlight) {
   // The call in flight completes normally, although it outlasts the delay.
   const grpc::Status& done = in_flight.Wait();
   EXPECT_TRUE(done.ok()) << done.error_message();
-  EXPECT_EQ(in_flight.response().moves_played(), 61);
+  EXPECT_EQ(in_flight.response().moves_played(), kSlowRecordMoves);
   shutdown.join();
   EXPECT_LT(absl::Now() - t0, absl::Seconds(config.shutdown_delay_seconds +
                                             config.grace_period_seconds));
