@@ -74,8 +74,15 @@ void CheckKernel(FloodFillKernel kernel, int remaining) {
       // About one lane in six is idle.
       origins[i] = rng() % 6 == 0 ? 0 : std::uint64_t{1} << (rng() % 64);
     }
+    // The kernels take the masks direction-major.
+    std::uint64_t by_direction[kDirectionCount][4];
+    for (int c = 0; c < 4; ++c) {
+      for (int d = 0; d < kDirectionCount; ++d) {
+        by_direction[d][c] = landing[c][d];
+      }
+    }
     const int depth =
-        FloodFillGroup(landing, origins, classes, lanes, out.data());
+        FloodFillGroup(by_direction, origins, classes, lanes, out.data());
     int deepest = 0;
     for (int i = 0; i < lanes; ++i) {
       const std::vector<std::uint64_t> want =
