@@ -346,9 +346,21 @@ def shares(total, parts):
             for i in range(parts)]
 
 
+def proportional(total, weights):
+    """total split in proportion to weights, in integers (largest
+    remainders first, ties to the first)."""
+    exact = [total * w / sum(weights) for w in weights]
+    parts = [int(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: parts[i] - exact[i])
+    for i in order[:total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
 def plan_run(concurrency, calls, request_count):
     """The h2load processes of one run: k = min(C, 16) processes in
-    parallel, the C connections split among them, each process running
+    parallel, the C connections split among them and the calls in
+    proportion to the connections, each process running
     ceil(16 / k) consecutive h2load runs (its slots) over its requests.
     Slot s of process i posts request (s * k + i) mod R, so that a run
     cycles through up to 16 distinct requests whatever the concurrency, and
@@ -356,9 +368,10 @@ def plan_run(concurrency, calls, request_count):
     and a list of (request index, calls)."""
     k = min(concurrency, MAX_PROCESSES)
     slots = -(-SLOTS // k)
+    connections = shares(concurrency, k)
     processes = []
-    for i, (conns, n) in enumerate(zip(shares(concurrency, k),
-                                       shares(calls, k))):
+    for i, (conns, n) in enumerate(zip(connections,
+                                       proportional(calls, connections))):
         runs = [((s * k + i) % request_count, n_slot)
                 for s, n_slot in enumerate(shares(n, slots))]
         if min(n_slot for _, n_slot in runs) < conns:
