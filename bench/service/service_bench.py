@@ -40,10 +40,9 @@ DEFAULT_SERVER = os.path.join(REPO, "build", "service", "halma_server")
 DEFAULT_NGHTTPX = "/usr/sbin/nghttpx"
 LISTEN_LINE = re.compile(r"^halma_server listening on 127\.0\.0\.1:(\d+) ")
 FLOOR = "health"
-# h2load processes per run at most, and the distinct requests a run cycles
-# through: the layout of a run depends only on these and the concurrency.
+# h2load processes per run at most. The layout of a run depends only on
+# this, the concurrency and the most distinct requests of any scenario.
 MAX_PROCESSES = 16
-SLOTS = 16
 SMOKE_CALLS = 320
 FRAME_PREFIX = 5  # gRPC message prefix: 1 flag byte, 4 length bytes.
 START_TIMEOUT = 30.0
@@ -357,17 +356,18 @@ def proportional(total, weights):
     return parts
 
 
-def plan_run(concurrency, calls, request_count):
+def plan_run(concurrency, calls, request_count, distinct):
     """The h2load processes of one run: k = min(C, 16) processes in
     parallel, the C connections split among them and the calls in
-    proportion to the connections, each process running
-    ceil(16 / k) consecutive h2load runs (its slots) over its requests.
-    Slot s of process i posts request (s * k + i) mod R, so that a run
-    cycles through up to 16 distinct requests whatever the concurrency, and
-    the floor gets the same layout. Returns, per process, its connections
-    and a list of (request index, calls)."""
+    proportion to the connections, each process running ceil(D / k)
+    consecutive h2load runs (its slots) over its requests, D the most
+    distinct requests of any scenario of the benchmark (16). Slot s of
+    process i posts request (s * k + i) mod R of the scenario's R, so that
+    a run cycles through all of them whatever the concurrency, and the
+    floor gets the same layout. Returns, per process, its connections and
+    a list of (request index, calls)."""
     k = min(concurrency, MAX_PROCESSES)
-    slots = -(-SLOTS // k)
+    slots = -(-distinct // k)
     connections = shares(concurrency, k)
     processes = []
     for i, (conns, n) in enumerate(zip(connections,
@@ -485,9 +485,11 @@ def percentile(sorted_values, q):
 
 # --- one run ---------------------------------------------------------------
 
-def run_scenario(h2load, server, scenario, concurrency, calls, workdir):
+def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
+                 workdir):
     """One run of `scenario`: its h2load processes, checked; the figures."""
-    processes = plan_run(concurrency, calls, len(scenario["requests"]))
+    processes = plan_run(concurrency, calls, len(scenario["requests"]),
+                         distinct)
     logs = []
 
     def one_process(i, conns, runs):
@@ -558,7 +560,8 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
                       workdir, runs):
     """floor, A, floor, B, floor ... at one concurrency; returns the rows."""
     def run(s, role):
-        r = run_scenario(h2load, server, s, concurrency, args.calls, workdir)
+        r = run_scenario(h2load, server, s, concurrency, args.calls,
+                         args.distinct, workdir)
         r["role"] = role
         runs.append(r)
         log("C=%d %-32s %8.0f calls/s  p99 %6.2f ms  cpu %6.1f us/call" % (
@@ -656,9 +659,9 @@ def print_header(report):
         v["server"], v["flood_fill"],
         ", behind " + v["nghttpx"] if "nghttpx" in v else ", gRPC direct",
         v["h2load"], v["grpcio"]))
-    print("settings: %d calls per run, concurrency %s, h2load -m 1, %s; "
-          "server %s" % (
-              s["calls"], ",".join(map(str, s["concurrency"])),
+    print("settings: %d calls per run, concurrency %s, h2load -m 1, up to "
+          "%d distinct requests per scenario, %s; server %s" % (
+              s["calls"], ",".join(map(str, s["concurrency"])), s["distinct"],
               "smoke (no warm-up)" if s["smoke"] else
               "one unreported warm-up run of the floor per concurrency",
               "pinned to CPU %s, h2load on CPU %s" % (
@@ -711,6 +714,7 @@ def run(args):
         raise BenchError("no server binary at %s (build it first)"
                          % args.server)
     floor, scenarios = select(load_scenarios(args.payloads), args.globs)
+    args.distinct = max(len(s["requests"]) for s in [floor] + scenarios)
     split = server_cpus(args.no_pin)
     if split:
         os.sched_setaffinity(0, split[1])
@@ -726,6 +730,7 @@ def run(args):
         check_answers(server.target, [floor] + scenarios)
         report["settings"] = {
             "calls": args.calls, "concurrency": args.concurrency,
+            "distinct": args.distinct,
             "smoke": args.smoke, "front_proxy": args.front_proxy,
             "server_cpus": sorted(split[0]) if split else None,
             "driver_cpus": sorted(split[1]) if split else None,
