@@ -100,7 +100,7 @@ def parse_args(argv):
     return args
 
 
-# --- payloads ----------------------------------------------------------------
+# --- payloads ------------------------------------------------------------
 
 def read_bytes(path):
     with open(path, "rb") as f:
@@ -133,7 +133,8 @@ def load_scenarios(directory):
         if not s["requests"]:
             raise BenchError("scenario %s has no requests" % s["name"])
         scenarios.append({
-            "name": s["name"], "method": s["method"], "note": s.get("note", ""),
+            "name": s["name"], "method": s["method"],
+            "note": s.get("note", ""),
             "requests": [load_request(directory, e) for e in s["requests"]]})
     return scenarios
 
@@ -205,7 +206,7 @@ def rss_kib(pids):
     return total
 
 
-# --- the server --------------------------------------------------------------
+# --- the server ----------------------------------------------------------
 
 class Server:
     """halma_server on 127.0.0.1 and a free port."""
@@ -288,7 +289,7 @@ def server_cpus(no_pin):
     return {cpus[-1]}, set(cpus[:-1])
 
 
-# --- answers through a real gRPC client -----------------------------------
+# --- answers through a real gRPC client ----------------------------------
 
 def first_difference(a, b):
     for i, (x, y) in enumerate(zip(a, b)):
@@ -337,7 +338,7 @@ def check_answers(target, scenarios):
                          listing(failures))
 
 
-# --- the layout of a run ------------------------------------------------------
+# --- the layout of a run -------------------------------------------------
 
 def shares(total, parts):
     """total split into `parts` integers differing by at most one."""
@@ -483,7 +484,7 @@ def percentile(sorted_values, q):
     return sorted_values[min(rank, len(sorted_values) - 1)]
 
 
-# --- one run ---------------------------------------------------------------
+# --- one run -------------------------------------------------------------
 
 def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
                  workdir):
@@ -549,7 +550,7 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
     }
 
 
-# --- the sequence -----------------------------------------------------------
+# --- the sequence --------------------------------------------------------
 
 def ratio(value, floors, key):
     base = sum(f[key] for f in floors) / len(floors)
@@ -600,7 +601,7 @@ def floor_row(floors, concurrency):
     return row
 
 
-# --- the report ------------------------------------------------------------
+# --- the report ----------------------------------------------------------
 
 def command_output(command):
     try:
@@ -703,7 +704,7 @@ def print_footer(report, rows):
              *report["load_average_end"]))
 
 
-# --- main ---------------------------------------------------------------
+# --- main ----------------------------------------------------------------
 
 def run(args):
     for tool in ("h2load",) + ((args.front_proxy,) if args.front_proxy
