@@ -20,6 +20,7 @@ bench/service/README.md describes the method and the report.
 
 import argparse
 import concurrent.futures
+import ctypes
 import fnmatch
 import json
 import math
@@ -208,6 +209,15 @@ def rss_kib(pids):
 
 # --- the server ----------------------------------------------------------
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    """In the child before exec: SIGKILL when this driver dies, even by
+    SIGKILL, so that no server outlives it."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 class Server:
     """halma_server on 127.0.0.1 and a free port."""
 
@@ -228,7 +238,7 @@ class Server:
         self.process = subprocess.Popen(
             command, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            errors="replace")
+            errors="replace", preexec_fn=die_with_parent)
         self.pid = self.process.pid
         found = threading.Event()
         threading.Thread(target=self._read_stderr, args=(found,),
@@ -757,6 +767,8 @@ def run(args):
 
 def main(argv):
     args = parse_args(argv)
+    # SIGTERM (a CI timeout) unwinds like Ctrl-C: the server is stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         report = run(args)
     except BenchError as e:
