@@ -103,6 +103,7 @@ HALMA_AVX2_TARGET inline void LaneMasks(const std::uint64_t (*landing)[4],
   const __m256i index =
       _mm256_add_epi32(_mm256_shuffle_epi32(_mm256_add_epi64(cls, cls), 0xA0),
                        _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0));
+#pragma GCC unroll 8
   for (int d = 0; d < kDirectionCount; ++d) {
     mask[d] = _mm256_permutevar8x32_epi32(
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(landing[d])),
@@ -161,6 +162,115 @@ HALMA_AVX2_TARGET inline int FloodFillOctAvx2(const std::uint64_t (*landing)[4],
   }
 }
 
+// Boards of up to 8x8 have class grids of up to four rows, bits 0..31 of
+// the grid word, so a lane needs only 32 bits: eight lanes per register,
+// twice as many per instruction. Shifts that carry a bit past bit 31 drop
+// it, which is right, as every square there is off the board.
+template <int kShift>
+HALMA_AVX2_TARGET inline __m256i Shift8(__m256i f) {
+  if constexpr (kShift >= 0) {
+    return _mm256_slli_epi32(f, kShift);
+  } else {
+    return _mm256_srli_epi32(f, -kShift);
+  }
+}
+
+template <int kDir>
+HALMA_AVX2_TARGET inline __m256i Hop8(const __m256i* landing, __m256i f) {
+  return _mm256_and_si256(Shift8<GridShift(kDir)>(f), landing[kDir]);
+}
+
+HALMA_AVX2_TARGET inline __m256i Reach8(const __m256i* mask, __m256i f) {
+  return _mm256_or_si256(
+      _mm256_or_si256(_mm256_or_si256(Hop8<0>(mask, f), Hop8<1>(mask, f)),
+                      _mm256_or_si256(Hop8<2>(mask, f), Hop8<3>(mask, f))),
+      _mm256_or_si256(_mm256_or_si256(Hop8<4>(mask, f), Hop8<5>(mask, f)),
+                      _mm256_or_si256(Hop8<6>(mask, f), Hop8<7>(mask, f))));
+}
+
+// The 32-bit masks of eight lanes: the low half (index 2c) of class c's
+// word.
+HALMA_AVX2_TARGET inline void NarrowLaneMasks(const std::uint64_t (*landing)[4],
+                                              const std::uint8_t classes[8],
+                                              __m256i mask[kDirectionCount]) {
+  const __m256i cls = _mm256_cvtepu8_epi32(
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(classes)));
+  const __m256i index = _mm256_add_epi32(cls, cls);
+#pragma GCC unroll 8
+  for (int d = 0; d < kDirectionCount; ++d) {
+    mask[d] = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(landing[d])),
+        index);
+  }
+}
+
+// Eight 64-bit words with their high halves zero, as eight 32-bit lanes.
+HALMA_AVX2_TARGET inline __m256i Narrow(const std::uint64_t* words) {
+  const __m256i low_halves = _mm256_set_epi32(6, 4, 2, 0, 6, 4, 2, 0);
+  return _mm256_blend_epi32(
+      _mm256_permutevar8x32_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words)),
+          low_halves),
+      _mm256_permutevar8x32_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 4)),
+          low_halves),
+      0xF0);
+}
+
+// Eight 32-bit lanes back as eight 64-bit words.
+HALMA_AVX2_TARGET inline void Widen(__m256i lanes, std::uint64_t* words) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(words),
+                      _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lanes)));
+  _mm256_storeu_si256(
+      reinterpret_cast<__m256i*>(words + 4),
+      _mm256_cvtepu32_epi64(_mm256_extracti128_si256(lanes, 1)));
+}
+
+HALMA_AVX2_TARGET inline int FloodFillNarrowOctAvx2(
+    const std::uint64_t (*landing)[4], const std::uint64_t origins[8],
+    const std::uint8_t classes[8], std::uint64_t* out) {
+  __m256i mask[kDirectionCount];
+  NarrowLaneMasks(landing, classes, mask);
+  __m256i frontier = Narrow(origins);
+  __m256i visited = frontier;
+  int k = 0;
+  for (;;) {
+    const __m256i next = _mm256_andnot_si256(visited, Reach8(mask, frontier));
+    if (_mm256_testz_si256(next, next)) return k;
+    Widen(next, out + 8 * k);
+    ++k;
+    visited = _mm256_or_si256(visited, next);
+    frontier = next;
+  }
+}
+
+// Sixteen 32-bit lanes in two registers: two independent chains.
+HALMA_AVX2_TARGET inline int FloodFillNarrowSixteenAvx2(
+    const std::uint64_t (*landing)[4], const std::uint64_t origins[16],
+    const std::uint8_t classes[16], std::uint64_t* out) {
+  __m256i mask_a[kDirectionCount], mask_b[kDirectionCount];
+  NarrowLaneMasks(landing, classes, mask_a);
+  NarrowLaneMasks(landing, classes + 8, mask_b);
+  __m256i frontier_a = Narrow(origins), frontier_b = Narrow(origins + 8);
+  __m256i visited_a = frontier_a, visited_b = frontier_b;
+  int k = 0;
+  for (;;) {
+    const __m256i next_a =
+        _mm256_andnot_si256(visited_a, Reach8(mask_a, frontier_a));
+    const __m256i next_b =
+        _mm256_andnot_si256(visited_b, Reach8(mask_b, frontier_b));
+    const __m256i any = _mm256_or_si256(next_a, next_b);
+    if (_mm256_testz_si256(any, any)) return k;
+    Widen(next_a, out + 16 * k);
+    Widen(next_b, out + 16 * k + 8);
+    ++k;
+    visited_a = _mm256_or_si256(visited_a, next_a);
+    visited_b = _mm256_or_si256(visited_b, next_b);
+    frontier_a = next_a;
+    frontier_b = next_b;
+  }
+}
+
 HALMA_AVX2_TARGET int FloodFillGroupAvx2(const std::uint64_t (*landing)[4],
                                          const std::uint64_t* origins,
                                          const std::uint8_t* classes, int lanes,
@@ -169,25 +279,36 @@ HALMA_AVX2_TARGET int FloodFillGroupAvx2(const std::uint64_t (*landing)[4],
                     : FloodFillQuadAvx2(landing, origins, classes, out);
 }
 
+template <bool kNarrow>
 HALMA_AVX2_TARGET int FloodFillPiecesAvx2(const std::uint64_t (*landing)[4],
                                           const std::uint64_t* origins,
                                           const std::uint8_t* classes,
                                           int count, std::uint64_t* out,
                                           FloodFillGroupInfo* groups) {
+  // One register while it holds the remaining pieces, else two: a lane
+  // idles at about the cost of a live one.
+  constexpr int kPerRegister = kNarrow ? 8 : 4;
   int n = 0, used = 0;
-  for (int g = 0; g < count; g += 8) {
-    // Eight lanes while more than four pieces remain, else four: a lane
-    // idles at about the cost of a live one.
-    const bool eight = count - g > 4;
-    const int layers =
-        eight
-            ? FloodFillOctAvx2(landing, origins + g, classes + g, out + used)
-            : FloodFillQuadAvx2(landing, origins + g, classes + g, out + used);
-    const int lanes = eight ? 8 : 4;
+  for (int g = 0; g < count;) {
+    const bool two = count - g > kPerRegister;
+    int layers;
+    if constexpr (kNarrow) {
+      layers = two ? FloodFillNarrowSixteenAvx2(landing, origins + g,
+                                                classes + g, out + used)
+                   : FloodFillNarrowOctAvx2(landing, origins + g, classes + g,
+                                            out + used);
+    } else {
+      layers =
+          two ? FloodFillOctAvx2(landing, origins + g, classes + g, out + used)
+              : FloodFillQuadAvx2(landing, origins + g, classes + g,
+                                  out + used);
+    }
+    const int lanes = two ? 2 * kPerRegister : kPerRegister;
     groups[n++] = FloodFillGroupInfo{
         static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(used),
         static_cast<std::uint8_t>(lanes), static_cast<std::uint8_t>(layers)};
     used += lanes * layers;
+    g += lanes;
   }
   return n;
 }
@@ -228,11 +349,17 @@ int FloodFillGroup(const std::uint64_t (*landing)[4],
 
 int FloodFillPieces(const std::uint64_t (*landing)[4],
                     const std::uint64_t* origins, const std::uint8_t* classes,
-                    int count, std::uint64_t* out, FloodFillGroupInfo* groups) {
+                    int count, int grid_rows, std::uint64_t* out,
+                    FloodFillGroupInfo* groups) {
 #ifdef HALMA_HAVE_AVX2_KERNEL
   if (active_kernel == FloodFillKernel::kAvx2) {
-    return FloodFillPiecesAvx2(landing, origins, classes, count, out, groups);
+    return grid_rows <= 4 ? FloodFillPiecesAvx2<true>(landing, origins, classes,
+                                                      count, out, groups)
+                          : FloodFillPiecesAvx2<false>(
+                                landing, origins, classes, count, out, groups);
   }
+#else
+  static_cast<void>(grid_rows);
 #endif
   return FloodFillPiecesBaseline(landing, origins, classes, count, out, groups);
 }

@@ -44,7 +44,7 @@ int FloodFillGroup(const std::uint64_t (*landing)[4],
 // kernel (two SSE2 registers); with AVX2, 8 (two registers, two independent
 // chains) while more than four remain, else 4 (one register).
 int FloodFillGroupLanes(int remaining);
-inline constexpr int kMaxFloodFillLanes = 8;
+inline constexpr int kMaxFloodFillLanes = 16;
 
 // One group of FloodFillPieces.
 struct FloodFillGroupInfo {
@@ -54,15 +54,20 @@ struct FloodFillGroupInfo {
   std::uint8_t depth;  // Layers of its deepest lane.
 };
 
-// All `count` pieces, group after group (FloodFillGroupLanes lanes each,
-// every group but the last starting at a multiple of kMaxFloodFillLanes), in
-// one call so that the per-group work stays inside the kernel. origins and
-// classes need kMaxFloodFillLanes - 1 idle entries (origin 0, any class)
-// after the last piece. Writes one FloodFillGroupInfo per group and returns
-// the number of groups; the groups' layers follow each other in `out`.
+// All `count` pieces, group after group, in one call so that the per-group
+// work stays inside the kernel. Only rows 0..grid_rows - 1 of the class
+// grids hold squares of the board; with at most four (boards up to 8x8) a
+// lane needs 32 bits, and the AVX2 kernel runs eight lanes per register.
+// origins and classes need kMaxFloodFillLanes - 1 idle entries (origin 0,
+// any class) after the last piece. Writes one FloodFillGroupInfo per group
+// (the groups take the pieces in order) and returns the number of groups;
+// the groups' layers follow each other in `out`, in the layout of
+// FloodFillGroup, at most kMaxFloodFillLanes / 4 times the words of
+// FloodFillGroupLanes groups.
 int FloodFillPieces(const std::uint64_t (*landing)[4],
                     const std::uint64_t* origins, const std::uint8_t* classes,
-                    int count, std::uint64_t* out, FloodFillGroupInfo* groups);
+                    int count, int grid_rows, std::uint64_t* out,
+                    FloodFillGroupInfo* groups);
 
 // How FloodFillGroup runs. The baseline kernel uses two SSE2 registers
 // (every x86-64 CPU has SSE2; elsewhere the compiler's generic vectors).

@@ -273,10 +273,13 @@ HALMA_AVX2_TARGET void PrepareAvx2(const Variant& variant,
                      sizeof kCompact.classes[live]);
     n += std::popcount(static_cast<unsigned>(live));
   }
+  static_assert(kMaxFloodFillLanes <= 16);
   Store4(set->jumper_bits + n, zero);
   Store4(set->jumper_bits + n + 4, zero);
-  const std::uint64_t no_classes = 0;
-  __builtin_memcpy(set->jumper_classes + n, &no_classes, sizeof no_classes);
+  Store4(set->jumper_bits + n + 8, zero);
+  Store4(set->jumper_bits + n + 12, zero);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(set->jumper_classes + n),
+                   _mm256_castsi256_si128(zero));
   set->jumper_count = n;
 }
 
@@ -347,9 +350,9 @@ void FillMoveSet(const Variant& variant, const Position& position,
 #else
   PrepareBaseline(variant, position, masks, movers, board, set);
 #endif
-  set->group_count =
-      FloodFillPieces(board->landing, set->jumper_bits, set->jumper_classes,
-                      set->jumper_count, set->layers, set->groups);
+  set->group_count = FloodFillPieces(
+      board->landing, set->jumper_bits, set->jumper_classes, set->jumper_count,
+      (variant.size + 1) / 2, set->layers, set->groups);
 }
 
 }  // namespace
