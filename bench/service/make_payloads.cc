@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -239,10 +240,6 @@ std::vector<std::string> PlayGame(const Variant& variant, std::uint32_t seed,
   return record;
 }
 
-absl::StatusOr<Variant> Preset(absl::string_view name) {
-  return halma::PresetVariant(name);
-}
-
 // The dense position set of a preset, as written (comments skipped).
 absl::StatusOr<std::vector<std::string>> ReadPositions(
     const std::string& preset) {
@@ -250,7 +247,7 @@ absl::StatusOr<std::vector<std::string>> ReadPositions(
       absl::StrCat(absl::GetFlag(FLAGS_data_dir), "/", preset, ".txt");
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  absl::StatusOr<Variant> variant = Preset(preset);
+  absl::StatusOr<Variant> variant = halma::PresetVariant(preset);
   if (!variant.ok()) return variant.status();
   std::vector<std::string> positions;
   std::string line;
@@ -560,7 +557,7 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
                                             int plies, int count,
                                             std::uint32_t seed,
                                             Scratch* scratch) {
-  absl::StatusOr<Variant> variant = Preset(preset);
+  absl::StatusOr<Variant> variant = halma::PresetVariant(preset);
   if (!variant.ok()) return variant.status();
   Scenario s{absl::StrCat("adjudicate/", preset, "-", plies),
              absl::StrCat(kRules, "Adjudicate"),
@@ -629,7 +626,7 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
     status = add(LegalDenseScenario(answerer, preset, *positions, dense));
   }
   if (!status.ok()) return status;
-  absl::StatusOr<Variant> variant = Preset(kValidatePreset);
+  absl::StatusOr<Variant> variant = halma::PresetVariant(kValidatePreset);
   absl::StatusOr<std::vector<std::string>> positions =
       ReadPositions(kValidatePreset);
   if (!variant.ok()) return variant.status();

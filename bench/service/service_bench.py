@@ -20,6 +20,7 @@ bench/service/README.md describes the method and the report.
 
 import argparse
 import concurrent.futures
+import ctypes
 import fnmatch
 import json
 import math
@@ -40,10 +41,9 @@ DEFAULT_SERVER = os.path.join(REPO, "build", "service", "halma_server")
 DEFAULT_NGHTTPX = "/usr/sbin/nghttpx"
 LISTEN_LINE = re.compile(r"^halma_server listening on 127\.0\.0\.1:(\d+) ")
 FLOOR = "health"
-# h2load processes per run at most, and the distinct requests a run cycles
-# through: the layout of a run depends only on these and the concurrency.
+# h2load processes per run at most. The layout of a run depends only on
+# this, the concurrency and the most distinct requests of any scenario.
 MAX_PROCESSES = 16
-SLOTS = 16
 SMOKE_CALLS = 320
 FRAME_PREFIX = 5  # gRPC message prefix: 1 flag byte, 4 length bytes.
 START_TIMEOUT = 30.0
@@ -101,7 +101,7 @@ def parse_args(argv):
     return args
 
 
-# --- payloads ----------------------------------------------------------------
+# --- payloads ------------------------------------------------------------
 
 def read_bytes(path):
     with open(path, "rb") as f:
@@ -134,7 +134,8 @@ def load_scenarios(directory):
         if not s["requests"]:
             raise BenchError("scenario %s has no requests" % s["name"])
         scenarios.append({
-            "name": s["name"], "method": s["method"], "note": s.get("note", ""),
+            "name": s["name"], "method": s["method"],
+            "note": s.get("note", ""),
             "requests": [load_request(directory, e) for e in s["requests"]]})
     return scenarios
 
@@ -206,7 +207,16 @@ def rss_kib(pids):
     return total
 
 
-# --- the server --------------------------------------------------------------
+# --- the server ----------------------------------------------------------
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    """In the child before exec: SIGKILL when this driver dies, even by
+    SIGKILL, so that no server outlives it."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
 
 class Server:
     """halma_server on 127.0.0.1 and a free port."""
@@ -228,7 +238,7 @@ class Server:
         self.process = subprocess.Popen(
             command, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            errors="replace")
+            errors="replace", preexec_fn=die_with_parent)
         self.pid = self.process.pid
         found = threading.Event()
         threading.Thread(target=self._read_stderr, args=(found,),
@@ -289,7 +299,7 @@ def server_cpus(no_pin):
     return {cpus[-1]}, set(cpus[:-1])
 
 
-# --- answers through a real gRPC client -----------------------------------
+# --- answers through a real gRPC client ----------------------------------
 
 def first_difference(a, b):
     for i, (x, y) in enumerate(zip(a, b)):
@@ -338,7 +348,7 @@ def check_answers(target, scenarios):
                          listing(failures))
 
 
-# --- the layout of a run ------------------------------------------------------
+# --- the layout of a run -------------------------------------------------
 
 def shares(total, parts):
     """total split into `parts` integers differing by at most one."""
@@ -346,19 +356,33 @@ def shares(total, parts):
             for i in range(parts)]
 
 
-def plan_run(concurrency, calls, request_count):
+def proportional(total, weights):
+    """total split in proportion to weights, in integers (largest
+    remainders first, ties to the first)."""
+    exact = [total * w / sum(weights) for w in weights]
+    parts = [int(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: parts[i] - exact[i])
+    for i in order[:total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
+def plan_run(concurrency, calls, request_count, distinct):
     """The h2load processes of one run: k = min(C, 16) processes in
-    parallel, the C connections split among them, each process running
-    ceil(16 / k) consecutive h2load runs (its slots) over its requests.
-    Slot s of process i posts request (s * k + i) mod R, so that a run
-    cycles through up to 16 distinct requests whatever the concurrency, and
-    the floor gets the same layout. Returns, per process, its connections
-    and a list of (request index, calls)."""
+    parallel, the C connections split among them and the calls in
+    proportion to the connections, each process running ceil(D / k)
+    consecutive h2load runs (its slots) over its requests, D the most
+    distinct requests of any scenario of the benchmark (16). Slot s of
+    process i posts request (s * k + i) mod R of the scenario's R, so that
+    a run cycles through all of them whatever the concurrency, and the
+    floor gets the same layout. Returns, per process, its connections and
+    a list of (request index, calls)."""
     k = min(concurrency, MAX_PROCESSES)
-    slots = -(-SLOTS // k)
+    slots = -(-distinct // k)
+    connections = shares(concurrency, k)
     processes = []
-    for i, (conns, n) in enumerate(zip(shares(concurrency, k),
-                                       shares(calls, k))):
+    for i, (conns, n) in enumerate(zip(connections,
+                                       proportional(calls, connections))):
         runs = [((s * k + i) % request_count, n_slot)
                 for s, n_slot in enumerate(shares(n, slots))]
         if min(n_slot for _, n_slot in runs) < conns:
@@ -470,11 +494,13 @@ def percentile(sorted_values, q):
     return sorted_values[min(rank, len(sorted_values) - 1)]
 
 
-# --- one run ---------------------------------------------------------------
+# --- one run -------------------------------------------------------------
 
-def run_scenario(h2load, server, scenario, concurrency, calls, workdir):
+def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
+                 workdir):
     """One run of `scenario`: its h2load processes, checked; the figures."""
-    processes = plan_run(concurrency, calls, len(scenario["requests"]))
+    processes = plan_run(concurrency, calls, len(scenario["requests"]),
+                         distinct)
     logs = []
 
     def one_process(i, conns, runs):
@@ -534,7 +560,7 @@ def run_scenario(h2load, server, scenario, concurrency, calls, workdir):
     }
 
 
-# --- the sequence -----------------------------------------------------------
+# --- the sequence --------------------------------------------------------
 
 def ratio(value, floors, key):
     base = sum(f[key] for f in floors) / len(floors)
@@ -545,7 +571,8 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
                       workdir, runs):
     """floor, A, floor, B, floor ... at one concurrency; returns the rows."""
     def run(s, role):
-        r = run_scenario(h2load, server, s, concurrency, args.calls, workdir)
+        r = run_scenario(h2load, server, s, concurrency, args.calls,
+                         args.distinct, workdir)
         r["role"] = role
         runs.append(r)
         log("C=%d %-32s %8.0f calls/s  p99 %6.2f ms  cpu %6.1f us/call" % (
@@ -584,7 +611,7 @@ def floor_row(floors, concurrency):
     return row
 
 
-# --- the report ------------------------------------------------------------
+# --- the report ----------------------------------------------------------
 
 def command_output(command):
     try:
@@ -643,9 +670,9 @@ def print_header(report):
         v["server"], v["flood_fill"],
         ", behind " + v["nghttpx"] if "nghttpx" in v else ", gRPC direct",
         v["h2load"], v["grpcio"]))
-    print("settings: %d calls per run, concurrency %s, h2load -m 1, %s; "
-          "server %s" % (
-              s["calls"], ",".join(map(str, s["concurrency"])),
+    print("settings: %d calls per run, concurrency %s, h2load -m 1, up to "
+          "%d distinct requests per scenario, %s; server %s" % (
+              s["calls"], ",".join(map(str, s["concurrency"])), s["distinct"],
               "smoke (no warm-up)" if s["smoke"] else
               "one unreported warm-up run of the floor per concurrency",
               "pinned to CPU %s, h2load on CPU %s" % (
@@ -687,7 +714,7 @@ def print_footer(report, rows):
              *report["load_average_end"]))
 
 
-# --- main ---------------------------------------------------------------
+# --- main ----------------------------------------------------------------
 
 def run(args):
     for tool in ("h2load",) + ((args.front_proxy,) if args.front_proxy
@@ -698,6 +725,7 @@ def run(args):
         raise BenchError("no server binary at %s (build it first)"
                          % args.server)
     floor, scenarios = select(load_scenarios(args.payloads), args.globs)
+    args.distinct = max(len(s["requests"]) for s in [floor] + scenarios)
     split = server_cpus(args.no_pin)
     if split:
         os.sched_setaffinity(0, split[1])
@@ -713,6 +741,7 @@ def run(args):
         check_answers(server.target, [floor] + scenarios)
         report["settings"] = {
             "calls": args.calls, "concurrency": args.concurrency,
+            "distinct": args.distinct,
             "smoke": args.smoke, "front_proxy": args.front_proxy,
             "server_cpus": sorted(split[0]) if split else None,
             "driver_cpus": sorted(split[1]) if split else None,
@@ -738,6 +767,8 @@ def run(args):
 
 def main(argv):
     args = parse_args(argv)
+    # SIGTERM (a CI timeout) unwinds like Ctrl-C: the server is stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         report = run(args)
     except BenchError as e:

@@ -2,9 +2,8 @@
 
 #include "halma/bitboard.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef HALMA_HAVE_AVX2_KERNEL
 #include <immintrin.h>
-#define HALMA_HAVE_AVX2_KERNEL 1
 #endif
 
 namespace halma {
@@ -25,13 +24,13 @@ inline Lanes Expand(const Lanes* landing, Lanes f) {
            (ShiftBits<GridShift(7)>(f) & landing[7])));
 }
 
-int FloodFillQuadBaseline(const std::uint64_t (*landing)[kDirectionCount],
+int FloodFillQuadBaseline(const std::uint64_t (*landing)[4],
                           const std::uint64_t origins[4],
                           const std::uint8_t classes[4], std::uint64_t* out) {
   Lanes mask_a[kDirectionCount], mask_b[kDirectionCount];
   for (int d = 0; d < kDirectionCount; ++d) {
-    mask_a[d] = Lanes{landing[classes[0]][d], landing[classes[1]][d]};
-    mask_b[d] = Lanes{landing[classes[2]][d], landing[classes[3]][d]};
+    mask_a[d] = Lanes{landing[d][classes[0]], landing[d][classes[1]]};
+    mask_b[d] = Lanes{landing[d][classes[2]], landing[d][classes[3]]};
   }
   Lanes frontier_a{origins[0], origins[1]}, frontier_b{origins[2], origins[3]};
   Lanes visited_a = frontier_a, visited_b = frontier_b;
@@ -51,10 +50,26 @@ int FloodFillQuadBaseline(const std::uint64_t (*landing)[kDirectionCount],
   }
 }
 
+int FloodFillPiecesBaseline(const std::uint64_t (*landing)[4],
+                            const std::uint64_t* origins,
+                            const std::uint8_t* classes, int count,
+                            std::uint64_t* out, FloodFillGroupInfo* groups) {
+  int n = 0, used = 0;
+  for (int g = 0; g < count; g += 4) {
+    const int layers =
+        FloodFillQuadBaseline(landing, origins + g, classes + g, out + used);
+    groups[n++] = FloodFillGroupInfo{static_cast<std::uint16_t>(g),
+                                     static_cast<std::uint16_t>(used), 4,
+                                     static_cast<std::uint8_t>(layers)};
+    used += 4 * layers;
+  }
+  return n;
+}
+
 #ifdef HALMA_HAVE_AVX2_KERNEL
 
 template <int kShift>
-__attribute__((target("avx2"))) inline __m256i Shift4(__m256i f) {
+HALMA_AVX2_TARGET inline __m256i Shift4(__m256i f) {
   if constexpr (kShift >= 0) {
     return _mm256_slli_epi64(f, kShift);
   } else {
@@ -63,13 +78,11 @@ __attribute__((target("avx2"))) inline __m256i Shift4(__m256i f) {
 }
 
 template <int kDir>
-__attribute__((target("avx2"))) inline __m256i Hop4(const __m256i* landing,
-                                                    __m256i f) {
+HALMA_AVX2_TARGET inline __m256i Hop4(const __m256i* landing, __m256i f) {
   return _mm256_and_si256(Shift4<GridShift(kDir)>(f), landing[kDir]);
 }
 
-__attribute__((target("avx2"))) inline __m256i Reach4(const __m256i* mask,
-                                                      __m256i f) {
+HALMA_AVX2_TARGET inline __m256i Reach4(const __m256i* mask, __m256i f) {
   return _mm256_or_si256(
       _mm256_or_si256(_mm256_or_si256(Hop4<0>(mask, f), Hop4<1>(mask, f)),
                       _mm256_or_si256(Hop4<2>(mask, f), Hop4<3>(mask, f))),
@@ -77,22 +90,31 @@ __attribute__((target("avx2"))) inline __m256i Reach4(const __m256i* mask,
                       _mm256_or_si256(Hop4<6>(mask, f), Hop4<7>(mask, f))));
 }
 
-__attribute__((target("avx2"))) inline void LaneMasks(
-    const std::uint64_t (*landing)[kDirectionCount],
-    const std::uint8_t classes[4], __m256i mask[kDirectionCount]) {
+// The masks of four lanes: word classes[i] of each direction's four class
+// words into lane i, one permute per direction. The permute moves 32-bit
+// halves, so class c becomes the index pair (2c, 2c + 1).
+HALMA_AVX2_TARGET inline void LaneMasks(const std::uint64_t (*landing)[4],
+                                        const std::uint8_t classes[4],
+                                        __m256i mask[kDirectionCount]) {
+  std::uint32_t packed;
+  __builtin_memcpy(&packed, classes, sizeof packed);
+  const __m256i cls =
+      _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(static_cast<int>(packed)));
+  const __m256i index =
+      _mm256_add_epi32(_mm256_shuffle_epi32(_mm256_add_epi64(cls, cls), 0xA0),
+                       _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0));
+#pragma GCC unroll 8
   for (int d = 0; d < kDirectionCount; ++d) {
-    mask[d] = _mm256_set_epi64x(static_cast<long long>(landing[classes[3]][d]),
-                                static_cast<long long>(landing[classes[2]][d]),
-                                static_cast<long long>(landing[classes[1]][d]),
-                                static_cast<long long>(landing[classes[0]][d]));
+    mask[d] = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(landing[d])),
+        index);
   }
 }
 
 // Four lanes in one 256-bit register, for the last few pieces.
-__attribute__((target("avx2"))) int FloodFillQuadAvx2(
-    const std::uint64_t (*landing)[kDirectionCount],
-    const std::uint64_t origins[4], const std::uint8_t classes[4],
-    std::uint64_t* out) {
+HALMA_AVX2_TARGET inline int FloodFillQuadAvx2(
+    const std::uint64_t (*landing)[4], const std::uint64_t origins[4],
+    const std::uint8_t classes[4], std::uint64_t* out) {
   __m256i mask[kDirectionCount];
   LaneMasks(landing, classes, mask);
   __m256i frontier =
@@ -110,10 +132,10 @@ __attribute__((target("avx2"))) int FloodFillQuadAvx2(
 }
 
 // Eight lanes in two 256-bit registers: two independent chains.
-__attribute__((target("avx2"))) int FloodFillAvx2(
-    const std::uint64_t (*landing)[kDirectionCount],
-    const std::uint64_t origins[8], const std::uint8_t classes[8],
-    std::uint64_t* out) {
+HALMA_AVX2_TARGET inline int FloodFillOctAvx2(const std::uint64_t (*landing)[4],
+                                              const std::uint64_t origins[8],
+                                              const std::uint8_t classes[8],
+                                              std::uint64_t* out) {
   __m256i mask_a[kDirectionCount], mask_b[kDirectionCount];
   LaneMasks(landing, classes, mask_a);
   LaneMasks(landing, classes + 4, mask_b);
@@ -140,9 +162,161 @@ __attribute__((target("avx2"))) int FloodFillAvx2(
   }
 }
 
+// Boards of up to 8x8 have class grids of up to four rows, bits 0..31 of
+// the grid word, so a lane needs only 32 bits: eight lanes per register,
+// twice as many per instruction. Shifts that carry a bit past bit 31 drop
+// it, which is right, as every square there is off the board.
+template <int kShift>
+HALMA_AVX2_TARGET inline __m256i Shift8(__m256i f) {
+  if constexpr (kShift >= 0) {
+    return _mm256_slli_epi32(f, kShift);
+  } else {
+    return _mm256_srli_epi32(f, -kShift);
+  }
+}
+
+template <int kDir>
+HALMA_AVX2_TARGET inline __m256i Hop8(const __m256i* landing, __m256i f) {
+  return _mm256_and_si256(Shift8<GridShift(kDir)>(f), landing[kDir]);
+}
+
+HALMA_AVX2_TARGET inline __m256i Reach8(const __m256i* mask, __m256i f) {
+  return _mm256_or_si256(
+      _mm256_or_si256(_mm256_or_si256(Hop8<0>(mask, f), Hop8<1>(mask, f)),
+                      _mm256_or_si256(Hop8<2>(mask, f), Hop8<3>(mask, f))),
+      _mm256_or_si256(_mm256_or_si256(Hop8<4>(mask, f), Hop8<5>(mask, f)),
+                      _mm256_or_si256(Hop8<6>(mask, f), Hop8<7>(mask, f))));
+}
+
+// The 32-bit masks of eight lanes: the low half (index 2c) of class c's
+// word.
+HALMA_AVX2_TARGET inline void NarrowLaneMasks(const std::uint64_t (*landing)[4],
+                                              const std::uint8_t classes[8],
+                                              __m256i mask[kDirectionCount]) {
+  const __m256i cls = _mm256_cvtepu8_epi32(
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(classes)));
+  const __m256i index = _mm256_add_epi32(cls, cls);
+#pragma GCC unroll 8
+  for (int d = 0; d < kDirectionCount; ++d) {
+    mask[d] = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(landing[d])),
+        index);
+  }
+}
+
+// Eight 64-bit words with their high halves zero, as eight 32-bit lanes.
+HALMA_AVX2_TARGET inline __m256i Narrow(const std::uint64_t* words) {
+  const __m256i low_halves = _mm256_set_epi32(6, 4, 2, 0, 6, 4, 2, 0);
+  return _mm256_blend_epi32(
+      _mm256_permutevar8x32_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words)),
+          low_halves),
+      _mm256_permutevar8x32_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 4)),
+          low_halves),
+      0xF0);
+}
+
+// Eight 32-bit lanes back as eight 64-bit words.
+HALMA_AVX2_TARGET inline void Widen(__m256i lanes, std::uint64_t* words) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(words),
+                      _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lanes)));
+  _mm256_storeu_si256(
+      reinterpret_cast<__m256i*>(words + 4),
+      _mm256_cvtepu32_epi64(_mm256_extracti128_si256(lanes, 1)));
+}
+
+HALMA_AVX2_TARGET inline int FloodFillNarrowOctAvx2(
+    const std::uint64_t (*landing)[4], const std::uint64_t origins[8],
+    const std::uint8_t classes[8], std::uint64_t* out) {
+  __m256i mask[kDirectionCount];
+  NarrowLaneMasks(landing, classes, mask);
+  __m256i frontier = Narrow(origins);
+  __m256i visited = frontier;
+  int k = 0;
+  for (;;) {
+    const __m256i next = _mm256_andnot_si256(visited, Reach8(mask, frontier));
+    if (_mm256_testz_si256(next, next)) return k;
+    Widen(next, out + 8 * k);
+    ++k;
+    visited = _mm256_or_si256(visited, next);
+    frontier = next;
+  }
+}
+
+// Sixteen 32-bit lanes in two registers: two independent chains.
+HALMA_AVX2_TARGET inline int FloodFillNarrowSixteenAvx2(
+    const std::uint64_t (*landing)[4], const std::uint64_t origins[16],
+    const std::uint8_t classes[16], std::uint64_t* out) {
+  __m256i mask_a[kDirectionCount], mask_b[kDirectionCount];
+  NarrowLaneMasks(landing, classes, mask_a);
+  NarrowLaneMasks(landing, classes + 8, mask_b);
+  __m256i frontier_a = Narrow(origins), frontier_b = Narrow(origins + 8);
+  __m256i visited_a = frontier_a, visited_b = frontier_b;
+  int k = 0;
+  for (;;) {
+    const __m256i next_a =
+        _mm256_andnot_si256(visited_a, Reach8(mask_a, frontier_a));
+    const __m256i next_b =
+        _mm256_andnot_si256(visited_b, Reach8(mask_b, frontier_b));
+    const __m256i any = _mm256_or_si256(next_a, next_b);
+    if (_mm256_testz_si256(any, any)) return k;
+    Widen(next_a, out + 16 * k);
+    Widen(next_b, out + 16 * k + 8);
+    ++k;
+    visited_a = _mm256_or_si256(visited_a, next_a);
+    visited_b = _mm256_or_si256(visited_b, next_b);
+    frontier_a = next_a;
+    frontier_b = next_b;
+  }
+}
+
+HALMA_AVX2_TARGET int FloodFillGroupAvx2(const std::uint64_t (*landing)[4],
+                                         const std::uint64_t* origins,
+                                         const std::uint8_t* classes, int lanes,
+                                         std::uint64_t* out) {
+  return lanes == 8 ? FloodFillOctAvx2(landing, origins, classes, out)
+                    : FloodFillQuadAvx2(landing, origins, classes, out);
+}
+
+template <bool kNarrow>
+HALMA_AVX2_TARGET int FloodFillPiecesAvx2(const std::uint64_t (*landing)[4],
+                                          const std::uint64_t* origins,
+                                          const std::uint8_t* classes,
+                                          int count, std::uint64_t* out,
+                                          FloodFillGroupInfo* groups) {
+  // One register while it holds the remaining pieces, else two: a lane
+  // idles at about the cost of a live one.
+  constexpr int kPerRegister = kNarrow ? 8 : 4;
+  int n = 0, used = 0;
+  for (int g = 0; g < count;) {
+    const bool two = count - g > kPerRegister;
+    int layers;
+    if constexpr (kNarrow) {
+      layers = two ? FloodFillNarrowSixteenAvx2(landing, origins + g,
+                                                classes + g, out + used)
+                   : FloodFillNarrowOctAvx2(landing, origins + g, classes + g,
+                                            out + used);
+    } else {
+      layers =
+          two ? FloodFillOctAvx2(landing, origins + g, classes + g, out + used)
+              : FloodFillQuadAvx2(landing, origins + g, classes + g,
+                                  out + used);
+    }
+    const int lanes = two ? 2 * kPerRegister : kPerRegister;
+    groups[n++] = FloodFillGroupInfo{
+        static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(used),
+        static_cast<std::uint8_t>(lanes), static_cast<std::uint8_t>(layers)};
+    used += lanes * layers;
+    g += lanes;
+  }
+  return n;
+}
+
 bool CpuHasAvx2() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("popcnt");
 }
 
 #endif  // HALMA_HAVE_AVX2_KERNEL
@@ -162,16 +336,32 @@ int FloodFillGroupLanes(int remaining) {
   return active_kernel == FloodFillKernel::kAvx2 && remaining > 4 ? 8 : 4;
 }
 
-int FloodFillGroup(const std::uint64_t (*landing)[kDirectionCount],
+int FloodFillGroup(const std::uint64_t (*landing)[4],
                    const std::uint64_t* origins, const std::uint8_t* classes,
                    int lanes, std::uint64_t* out) {
 #ifdef HALMA_HAVE_AVX2_KERNEL
   if (active_kernel == FloodFillKernel::kAvx2) {
-    return lanes == 8 ? FloodFillAvx2(landing, origins, classes, out)
-                      : FloodFillQuadAvx2(landing, origins, classes, out);
+    return FloodFillGroupAvx2(landing, origins, classes, lanes, out);
   }
 #endif
   return FloodFillQuadBaseline(landing, origins, classes, out);
+}
+
+int FloodFillPieces(const std::uint64_t (*landing)[4],
+                    const std::uint64_t* origins, const std::uint8_t* classes,
+                    int count, int grid_rows, std::uint64_t* out,
+                    FloodFillGroupInfo* groups) {
+#ifdef HALMA_HAVE_AVX2_KERNEL
+  if (active_kernel == FloodFillKernel::kAvx2) {
+    return grid_rows <= 4 ? FloodFillPiecesAvx2<true>(landing, origins, classes,
+                                                      count, out, groups)
+                          : FloodFillPiecesAvx2<false>(
+                                landing, origins, classes, count, out, groups);
+  }
+#else
+  static_cast<void>(grid_rows);
+#endif
+  return FloodFillPiecesBaseline(landing, origins, classes, count, out, groups);
 }
 
 FloodFillKernel ActiveFloodFillKernel() { return active_kernel; }

@@ -19,12 +19,12 @@ MoveMasks MakeMoveMasks(const Bitboard& locked_target) {
       // A landing square inside the target, or reached from outside it.
       const std::uint64_t hop_lock =
           target == 0 ? ~0ULL : target | ShiftBy(~target, GridShift(d));
-      masks.landing[c][d] = kLandingRules[c][d].keep & hop_lock;
+      masks.landing[d][c] = kLandingRules[c][d].keep & hop_lock;
       // A step from outside the target, or into it.
       const StepRule& rule = kStepRules[c][d];
       const std::uint64_t step_lock =
           ~target | ShiftBy(locked_target.word[rule.to], -rule.shift);
-      masks.step[c][d] = rule.keep & step_lock;
+      masks.step[d][c] = rule.keep & step_lock;
     }
   }
   return masks;

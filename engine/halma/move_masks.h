@@ -65,16 +65,71 @@ constexpr std::array<std::array<StepRule, kDirectionCount>, 4> MakeStepRules() {
 }
 inline constexpr auto kStepRules = MakeStepRules();
 
+// The same shifts with the four classes of a direction side by side, for
+// code that handles a direction's four class words in one vector: class c
+// takes its word from class c ^ neighbour_xor, shifted left by left[c] or
+// right by right[c] (a count of 64 gives 0 for the unused side, as vector
+// shifts do). Within a direction the classes may shift different ways, so
+// both sides exist; any_left and any_right say which are needed (with
+// neither, no class shifts).
+struct ClassShifts {
+  int neighbour_xor;
+  std::uint64_t left[4];
+  std::uint64_t right[4];
+  bool any_left;
+  bool any_right;
+};
+constexpr ClassShifts MakeClassShifts(int neighbour_xor,
+                                      const int (&shift)[4]) {
+  ClassShifts s{neighbour_xor, {}, {}, false, false};
+  for (int c = 0; c < 4; ++c) {
+    s.any_left = s.any_left || shift[c] > 0;
+    s.any_right = s.any_right || shift[c] < 0;
+  }
+  for (int c = 0; c < 4; ++c) {
+    // An unshifted class goes through the left side if there is one.
+    const bool left = shift[c] > 0 || (shift[c] == 0 && s.any_left);
+    const bool right = shift[c] < 0 || (shift[c] == 0 && !s.any_left);
+    s.left[c] = left ? shift[c] : 64;
+    s.right[c] = right ? -shift[c] : 64;
+  }
+  return s;
+}
+// Landing squares of direction d: the jumped squares' words, shifted.
+constexpr std::array<ClassShifts, kDirectionCount> MakeLandingShifts() {
+  std::array<ClassShifts, kDirectionCount> t{};
+  for (int d = 0; d < kDirectionCount; ++d) {
+    int shift[4] = {};
+    for (int c = 0; c < 4; ++c) shift[c] = kLandingRules[c][d].shift;
+    t[d] = MakeClassShifts(kLandingRules[0][d].over, shift);
+  }
+  return t;
+}
+inline constexpr auto kLandingShifts = MakeLandingShifts();
+// Pieces with a step in direction d: the neighbours' empty squares, moved
+// back onto the pieces.
+constexpr std::array<ClassShifts, kDirectionCount> MakeStepShifts() {
+  std::array<ClassShifts, kDirectionCount> t{};
+  for (int d = 0; d < kDirectionCount; ++d) {
+    int shift[4] = {};
+    for (int c = 0; c < 4; ++c) shift[c] = -kStepRules[c][d].shift;
+    t[d] = MakeClassShifts(kStepRules[0][d].to, shift);
+  }
+  return t;
+}
+inline constexpr auto kStepShifts = MakeStepShifts();
+
 // The parts of the step and hop masks that do not depend on the position,
 // for one mover: the grid edges and, under target lock, the mover's target
 // camp (a piece inside it may not step or hop out of it). Computed once per
 // variant and target camp, so that move generation spends no instructions
-// on the lock.
+// on the lock. Direction-major, like the masks built from them
+// (flood_fill.h).
 struct MoveMasks {
-  // Squares of class c that a hop in direction d may land on.
-  std::uint64_t landing[4][kDirectionCount];
-  // Squares of class c that may step in direction d.
-  std::uint64_t step[4][kDirectionCount];
+  // Squares of class c that a hop in direction d may land on: landing[d][c].
+  std::uint64_t landing[kDirectionCount][4];
+  // Squares of class c that may step in direction d: step[d][c].
+  std::uint64_t step[kDirectionCount][4];
 };
 
 // `locked_target` is the mover's target camp under target lock, else empty.

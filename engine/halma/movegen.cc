@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <utility>
 
 #include "halma/flood_fill.h"
+
+#ifdef HALMA_HAVE_AVX2_KERNEL
+#include <immintrin.h>
+#endif
 
 namespace halma {
 namespace {
@@ -44,77 +49,251 @@ constexpr std::array<Bitboard, kSquareCount> MakeStepMasks() {
 }
 constexpr auto kStepMask = MakeStepMasks();
 
-// Per-position data that every piece's jump closure reuses: for each parity
-// class c and direction d, landing[c][d] holds the empty squares that a hop
-// in direction d can land on, because it has a piece to jump over (see
-// flood_fill.h). Target lock is part of the masks (move_masks.h), so the
-// flood fill needs no special case for it.
+// Per-position data that every piece's jump closure reuses: landing[d][c]
+// holds the empty squares of class c that a hop in direction d can land on,
+// because it has a piece to jump over (see flood_fill.h). Target lock is
+// part of the masks (move_masks.h), so the flood fill needs no special case
+// for it.
 struct JumpBoard {
-  std::uint64_t landing[4][kDirectionCount];
+  std::uint64_t landing[kDirectionCount][4];
   Bitboard empty_squares;
-
-  JumpBoard(const Variant& variant, const Position& position,
-            const MoveMasks& masks) {
-    const Bitboard occupied = position.Occupied();
-    empty_squares = variant.on_board & ~occupied;
-    constexpr auto kDirs = std::make_index_sequence<kDirectionCount>{};
-    Fill<0>(occupied, masks, kDirs);
-    Fill<1>(occupied, masks, kDirs);
-    Fill<2>(occupied, masks, kDirs);
-    Fill<3>(occupied, masks, kDirs);
-  }
-
- private:
-  template <int kCls, std::size_t... kDirs>
-  void Fill(const Bitboard& occupied, const MoveMasks& masks,
-            std::index_sequence<kDirs...>) {
-    const std::uint64_t empty = empty_squares.word[kCls];
-    ((landing[kCls][kDirs] =
-          ShiftBits<kLandingRules[kCls][kDirs].shift>(
-              occupied.word[kLandingRules[kCls][kDirs].over]) &
-          empty & masks.landing[kCls][kDirs]),
-     ...);
-  }
 };
 
-// The squares from which one hop lands on one of `to`.
-inline std::uint64_t HopSources(const std::uint64_t* landing,
+// The scalar mask preparation, one word at a time (index i of the folds
+// below is direction i / 4, class i % 4). The baseline path and the
+// functions outside GenerateMoveSet use it.
+template <std::size_t... kI>
+inline void FillLandings(const Bitboard& occupied, const MoveMasks& masks,
+                         JumpBoard* board, std::index_sequence<kI...>) {
+  ((board->landing[kI / 4][kI % 4] =
+        ShiftBits<kLandingRules[kI % 4][kI / 4].shift>(
+            occupied.word[kLandingRules[kI % 4][kI / 4].over]) &
+        board->empty_squares.word[kI % 4] & masks.landing[kI / 4][kI % 4]),
+   ...);
+}
+inline void MakeJumpBoard(const Variant& variant, const Position& position,
+                          const MoveMasks& masks, JumpBoard* board) {
+  const Bitboard occupied = position.Occupied();
+  board->empty_squares = variant.on_board & ~occupied;
+  FillLandings(occupied, masks, board,
+               std::make_index_sequence<4 * kDirectionCount>{});
+}
+
+// The squares of class `cls` from which one hop lands on one of `to`.
+inline std::uint64_t HopSources(const std::uint64_t (*landing)[4], int cls,
                                 std::uint64_t to) {
-  return ShiftBits<-GridShift(0)>(to & landing[0]) |
-         ShiftBits<-GridShift(1)>(to & landing[1]) |
-         ShiftBits<-GridShift(2)>(to & landing[2]) |
-         ShiftBits<-GridShift(3)>(to & landing[3]) |
-         ShiftBits<-GridShift(4)>(to & landing[4]) |
-         ShiftBits<-GridShift(5)>(to & landing[5]) |
-         ShiftBits<-GridShift(6)>(to & landing[6]) |
-         ShiftBits<-GridShift(7)>(to & landing[7]);
+  return ShiftBits<-GridShift(0)>(to & landing[0][cls]) |
+         ShiftBits<-GridShift(1)>(to & landing[1][cls]) |
+         ShiftBits<-GridShift(2)>(to & landing[2][cls]) |
+         ShiftBits<-GridShift(3)>(to & landing[3][cls]) |
+         ShiftBits<-GridShift(4)>(to & landing[4][cls]) |
+         ShiftBits<-GridShift(5)>(to & landing[5][cls]) |
+         ShiftBits<-GridShift(6)>(to & landing[6][cls]) |
+         ShiftBits<-GridShift(7)>(to & landing[7][cls]);
 }
 
-// The squares of a class from which some first hop exists.
-inline std::uint64_t Jumpers(const std::uint64_t* landing) {
-  return HopSources(landing, ~0ULL);
+// The squares of each class from which some first hop exists.
+inline void Jumpers(const JumpBoard& board, std::uint64_t jumpers[4]) {
+  for (int c = 0; c < 4; ++c) jumpers[c] = HopSources(board.landing, c, ~0ULL);
 }
 
-// The steps of all of `movers` at once: steps[c][d] holds the movers of
+// The steps of all of `movers` at once: steps[d][c] holds the movers of
 // class c whose neighbour in direction d is empty (and, under target lock,
 // allowed).
-template <int kCls, std::size_t... kDirs>
-inline void ClassSteps(const Bitboard& empty, const MoveMasks& masks,
-                       std::uint64_t mine, std::uint64_t* steps,
-                       std::index_sequence<kDirs...>) {
-  ((steps[kDirs] = mine & masks.step[kCls][kDirs] &
-                   ShiftBits<-kStepRules[kCls][kDirs].shift>(
-                       empty.word[kStepRules[kCls][kDirs].to])),
+template <std::size_t... kI>
+inline void StepsOfAll(const Bitboard& empty, const MoveMasks& masks,
+                       const Bitboard& movers,
+                       std::uint64_t steps[kDirectionCount][4],
+                       std::index_sequence<kI...>) {
+  ((steps[kI / 4][kI % 4] = movers.word[kI % 4] & masks.step[kI / 4][kI % 4] &
+                            ShiftBits<-kStepRules[kI % 4][kI / 4].shift>(
+                                empty.word[kStepRules[kI % 4][kI / 4].to])),
    ...);
 }
 inline void StepsOfAll(const Bitboard& empty, const MoveMasks& masks,
                        const Bitboard& movers,
-                       std::uint64_t steps[4][kDirectionCount]) {
-  constexpr auto kDirs = std::make_index_sequence<kDirectionCount>{};
-  ClassSteps<0>(empty, masks, movers.word[0], steps[0], kDirs);
-  ClassSteps<1>(empty, masks, movers.word[1], steps[1], kDirs);
-  ClassSteps<2>(empty, masks, movers.word[2], steps[2], kDirs);
-  ClassSteps<3>(empty, masks, movers.word[3], steps[3], kDirs);
+                       std::uint64_t steps[kDirectionCount][4]) {
+  StepsOfAll(empty, masks, movers, steps,
+             std::make_index_sequence<4 * kDirectionCount>{});
+}
+
+// Lists the pieces of `jumping` (one word per class) for the flood fill,
+// one row at a time: the lowest remaining piece of each class, so that a
+// row costs the same whatever the classes hold and the only data-dependent
+// branch is the end of the list. Pads the idle lanes of the last group.
+inline void ListJumpers(const std::uint64_t jumping[4], MoveSet* set) {
+  std::uint64_t rest[4] = {jumping[0], jumping[1], jumping[2], jumping[3]};
+  int n = 0;
+  while ((rest[0] | rest[1] | rest[2] | rest[3]) != 0) {
+    for (int c = 0; c < 4; ++c) {
+      const std::uint64_t bit = rest[c] & (0 - rest[c]);
+      rest[c] ^= bit;
+      set->jumper_bits[n] = bit;
+      set->jumper_classes[n] = static_cast<std::uint8_t>(c);
+      n += bit != 0;
+    }
+  }
+  for (int j = n; j < n + kMaxFloodFillLanes - 1; ++j) {
+    set->jumper_bits[j] = 0;
+    set->jumper_classes[j] = 0;
+  }
+  set->jumper_count = n;
+}
+
+#ifdef HALMA_HAVE_AVX2_KERNEL
+
+// The AVX2 path of GenerateMoveSet: each direction's four class words in
+// one register, so that the hop masks, the jumpers and the steps of a
+// direction take a handful of instructions for all classes, and the
+// jumpers are listed a row (one per class) at a time.
+
+HALMA_AVX2_TARGET inline __m256i Load4(const std::uint64_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+HALMA_AVX2_TARGET inline void Store4(std::uint64_t* p, __m256i v) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+}
+
+// The words of the neighbouring classes of direction kDir (landing or step
+// shifts, move_masks.h), shifted onto the classes they serve.
+template <int kDir, bool kStep>
+HALMA_AVX2_TARGET inline __m256i FromNeighbours(__m256i words) {
+  constexpr const ClassShifts& s =
+      kStep ? kStepShifts[kDir] : kLandingShifts[kDir];
+  constexpr int x = s.neighbour_xor;
+  __m256i v = words;
+  if constexpr (x != 0) {
+    v = _mm256_permute4x64_epi64(
+        words, (0 ^ x) | (1 ^ x) << 2 | (2 ^ x) << 4 | (3 ^ x) << 6);
+  }
+  if constexpr (s.any_left && s.any_right) {
+    return _mm256_or_si256(_mm256_sllv_epi64(v, Load4(s.left)),
+                           _mm256_srlv_epi64(v, Load4(s.right)));
+  } else if constexpr (s.any_left) {
+    return _mm256_sllv_epi64(v, Load4(s.left));
+  } else if constexpr (s.any_right) {
+    return _mm256_srlv_epi64(v, Load4(s.right));
+  } else {
+    return v;
+  }
+}
+
+template <int kShift>
+HALMA_AVX2_TARGET inline __m256i ShiftAll(__m256i v) {
+  if constexpr (kShift >= 0) {
+    return _mm256_slli_epi64(v, kShift);
+  } else {
+    return _mm256_srli_epi64(v, -kShift);
+  }
+}
+
+// Direction kDir: stores its hop masks and steps, returns the squares from
+// which one of its hops starts.
+template <int kDir>
+HALMA_AVX2_TARGET inline __m256i Direction(__m256i occupied, __m256i empty,
+                                           __m256i mine, const MoveMasks& masks,
+                                           JumpBoard* board, MoveSet* set) {
+  const __m256i landing = _mm256_and_si256(
+      _mm256_and_si256(FromNeighbours<kDir, false>(occupied), empty),
+      Load4(masks.landing[kDir]));
+  Store4(board->landing[kDir], landing);
+  Store4(set->steps[kDir],
+         _mm256_and_si256(_mm256_and_si256(mine, Load4(masks.step[kDir])),
+                          FromNeighbours<kDir, true>(empty)));
+  return ShiftAll<-GridShift(kDir)>(landing);
+}
+
+template <std::size_t... kDirs>
+HALMA_AVX2_TARGET inline __m256i AllDirections(__m256i occupied, __m256i empty,
+                                               __m256i mine,
+                                               const MoveMasks& masks,
+                                               JumpBoard* board, MoveSet* set,
+                                               std::index_sequence<kDirs...>) {
+  __m256i sources = _mm256_setzero_si256();
+  ((sources = _mm256_or_si256(
+        sources, Direction<kDirs>(occupied, empty, mine, masks, board, set))),
+   ...);
+  return sources;
+}
+
+// kCompact[m]: the permute that moves the lanes set in m (a 4-bit mask) to
+// the front, in order, as 32-bit index pairs; kCompactClasses[m] the same
+// lanes' classes as bytes.
+struct CompactTables {
+  std::uint32_t index[16][8];
+  std::uint32_t classes[16];
+};
+constexpr CompactTables MakeCompactTables() {
+  CompactTables t{};
+  for (int m = 0; m < 16; ++m) {
+    int n = 0;
+    for (int lane = 0; lane < 4; ++lane) {
+      if ((m >> lane & 1) == 0) continue;
+      t.index[m][2 * n] = 2 * lane;
+      t.index[m][2 * n + 1] = 2 * lane + 1;
+      t.classes[m] |= static_cast<std::uint32_t>(lane) << (8 * n);
+      ++n;
+    }
+  }
+  return t;
+}
+constexpr CompactTables kCompact = MakeCompactTables();
+
+HALMA_AVX2_TARGET void PrepareAvx2(const Variant& variant,
+                                   const Position& position,
+                                   const MoveMasks& masks,
+                                   const Bitboard& movers, JumpBoard* board,
+                                   MoveSet* set) {
+  const __m256i occupied =
+      _mm256_or_si256(_mm256_or_si256(Load4(position.pieces[0].word),
+                                      Load4(position.pieces[1].word)),
+                      _mm256_or_si256(Load4(position.pieces[2].word),
+                                      Load4(position.pieces[3].word)));
+  const __m256i empty =
+      _mm256_andnot_si256(occupied, Load4(variant.on_board.word));
+  Store4(board->empty_squares.word, empty);
+  const __m256i mine = Load4(movers.word);
+  __m256i rest = _mm256_and_si256(
+      mine, AllDirections(occupied, empty, mine, masks, board, set,
+                          std::make_index_sequence<kDirectionCount>{}));
+  // The rows of ListJumpers, each compacted with one permute.
+  const __m256i zero = _mm256_setzero_si256();
+  int n = 0;
+  while (!_mm256_testz_si256(rest, rest)) {
+    const __m256i bit = _mm256_and_si256(rest, _mm256_sub_epi64(zero, rest));
+    rest = _mm256_xor_si256(rest, bit);
+    const int live =
+        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(bit, zero))) ^
+        15;
+    Store4(set->jumper_bits + n,
+           _mm256_permutevar8x32_epi32(
+               bit, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                        kCompact.index[live]))));
+    __builtin_memcpy(set->jumper_classes + n, &kCompact.classes[live],
+                     sizeof kCompact.classes[live]);
+    n += std::popcount(static_cast<unsigned>(live));
+  }
+  static_assert(kMaxFloodFillLanes <= 16);
+  Store4(set->jumper_bits + n, zero);
+  Store4(set->jumper_bits + n + 4, zero);
+  Store4(set->jumper_bits + n + 8, zero);
+  Store4(set->jumper_bits + n + 12, zero);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(set->jumper_classes + n),
+                   _mm256_castsi256_si128(zero));
+  set->jumper_count = n;
+}
+
+#endif  // HALMA_HAVE_AVX2_KERNEL
+
+void PrepareBaseline(const Variant& variant, const Position& position,
+                     const MoveMasks& masks, const Bitboard& movers,
+                     JumpBoard* board, MoveSet* set) {
+  MakeJumpBoard(variant, position, masks, board);
+  StepsOfAll(board->empty_squares, masks, movers, set->steps);
+  std::uint64_t jumping[4];
+  Jumpers(*board, jumping);
+  for (int c = 0; c < 4; ++c) jumping[c] &= movers.word[c];
+  ListJumpers(jumping, set);
 }
 
 // The pieces of `seat` that generation covers.
@@ -140,99 +319,62 @@ MoveSet& ScratchSet() {
 // Writes a fewest-hop path of `jumper` to the square `dest_index` of its
 // layer `hops`, origin first (hops + 1 squares), walking back one layer at a
 // time to a square that hops onto the current one.
-inline void WritePath(const MoveSet& set, const JumpBoard& board,
-                      const MoveSet::Jumper& jumper, int dest_index, int hops,
-                      Square* path) {
+inline void WritePath(const JumpBoard& board, const MoveSet::Jumper& jumper,
+                      int dest_index, int hops, Square* path) {
   const int cls = ClassOf(jumper.origin);
-  const std::uint64_t* landing = board.landing[cls];
   std::uint64_t at = std::uint64_t{1} << dest_index;
   path[hops] = FromClass(cls, dest_index);
   for (int k = hops - 1; k >= 1; --k) {
     const std::uint64_t sources =
-        HopSources(landing, at) & set.Layer(jumper, k);
+        HopSources(board.landing, cls, at) & jumper.Layer(k);
     at = sources & (0 - sources);
     path[k] = FromClass(cls, std::countr_zero(at));
   }
   path[0] = jumper.origin;
 }
 
-// GenerateMoveSet on a JumpBoard the caller keeps (for the paths).
+// GenerateMoveSet, leaving the hop masks in `board` for the paths.
 //
 // Nothing here branches on how the pieces lie (a mispredicted branch costs
-// as much as a few flood-fill layers), except the loop over groups of four
-// jumpers and the flood fill's own loop over layers.
-void FillMoveSet(const JumpBoard& board, const MoveMasks& masks,
-                 const Bitboard& movers, MoveSet* set) {
-  StepsOfAll(board.empty_squares, masks, movers, set->steps);
-
-  // The pieces with a first hop, in class order.
-  std::uint64_t jumping[4];
-  int start[4];
-  int count = 0;
-  for (int c = 0; c < 4; ++c) {
-    jumping[c] = movers.word[c] & Jumpers(board.landing[c]);
-    start[c] = count;
-    count += std::popcount(jumping[c]);
+// as much as a few flood-fill layers), except the end of the jumper list,
+// the loop over groups and the flood fill's own loop over layers.
+void FillMoveSet(const Variant& variant, const Position& position,
+                 const MoveMasks& masks, const Bitboard& movers,
+                 JumpBoard* board, MoveSet* set) {
+#ifdef HALMA_HAVE_AVX2_KERNEL
+  if (ActiveFloodFillKernel() == FloodFillKernel::kAvx2) {
+    PrepareAvx2(variant, position, masks, movers, board, set);
+  } else {
+    PrepareBaseline(variant, position, masks, movers, board, set);
   }
-  std::uint64_t origins[kMaxPiecesPerSeat + kMaxFloodFillLanes];
-  std::uint8_t classes[kMaxPiecesPerSeat + kMaxFloodFillLanes];
-  // One flat loop over all of them; the class of the j-th comes from the
-  // counts, so a class boundary is not a branch.
-  int cls = 0;
-  std::uint64_t rest = jumping[0];
-  for (int j = 0; j < count; ++j) {
-    const int c = (j >= start[1]) + (j >= start[2]) + (j >= start[3]);
-    const std::uint64_t fresh = 0 - std::uint64_t(c != cls);
-    rest = (jumping[c] & fresh) | (rest & ~fresh);
-    cls = c;
-    const std::uint64_t bit = rest & (0 - rest);
-    rest ^= bit;
-    origins[j] = bit;
-    classes[j] = static_cast<std::uint8_t>(c);
-    set->jumpers[j].origin = FromClass(c, std::countr_zero(bit));
-  }
-  for (int j = count; j < count + kMaxFloodFillLanes - 1; ++j) {
-    origins[j] = 0;
-    classes[j] = 0;
-  }
-  int used = 0;
-  for (int g = 0; g < count;) {
-    const int lanes = FloodFillGroupLanes(count - g);
-    const int layers = FloodFillGroup(board.landing, origins + g, classes + g,
-                                      lanes, set->layers + used);
-    for (int i = 0; i < lanes; ++i) {
-      MoveSet::Jumper& jumper = set->jumpers[g + i];
-      jumper.depth = static_cast<std::uint8_t>(layers);
-      jumper.stride = static_cast<std::uint8_t>(lanes);
-      jumper.first = static_cast<std::uint16_t>(used + i);
-    }
-    used += lanes * layers;
-    g += lanes;
-  }
-  set->jumper_count = count;
+#else
+  PrepareBaseline(variant, position, masks, movers, board, set);
+#endif
+  set->group_count = FloodFillPieces(
+      board->landing, set->jumper_bits, set->jumper_classes, set->jumper_count,
+      (variant.size + 1) / 2, set->layers, set->groups);
 }
 
 }  // namespace
 
 int MoveSet::Count() const {
   int count = 0;
-  for (int c = 0; c < 4; ++c) {
-    for (int d = 0; d < kDirectionCount; ++d)
-      count += std::popcount(steps[c][d]);
+  for (int d = 0; d < kDirectionCount; ++d) {
+    for (int c = 0; c < 4; ++c) count += std::popcount(steps[d][c]);
   }
-  for (int j = 0; j < jumper_count; ++j) {
-    for (int k = 1; k <= jumpers[j].depth; ++k) {
-      count += std::popcount(Layer(jumpers[j], k));
+  ForEachJumper([&count](const Jumper& jumper) {
+    for (int k = 1; k <= jumper.depth; ++k) {
+      count += std::popcount(jumper.Layer(k));
     }
-  }
+  });
   return count;
 }
 
 void GenerateMoveSet(const Variant& variant, const Position& position,
                      Seat seat, MoveSet* set, MoveFilter filter) {
-  const MoveMasks& masks = variant.MoveMasksOf(seat);
-  const JumpBoard board(variant, position, masks);
-  FillMoveSet(board, masks, Movers(position, seat, filter), set);
+  JumpBoard board;
+  FillMoveSet(variant, position, variant.MoveMasksOf(seat),
+              Movers(position, seat, filter), &board, set);
 }
 
 // kStepOrSelf[s][d]: the square next to s in direction d, or s itself off
@@ -261,24 +403,22 @@ void GenerateLegalMoves(const Variant& variant, const Position& position,
   // (no branch per square, so no mispredicted loop exits).
   const Bitboard movers = Movers(position, seat, filter);
   for (int c = 0; c < 4; ++c) {
-    const std::uint64_t* steps = set.steps[c];
     for (std::uint64_t w = movers.word[c]; w != 0; w &= w - 1) {
       const int index = std::countr_zero(w);
       const Square origin = FromClass(c, index);
       for (int d = 0; d < kDirectionCount; ++d) {
         *out = LegalMove{origin, kStepOrSelf[origin][d], 0};
-        out += (steps[d] >> index) & 1;
+        out += (set.steps[d][c] >> index) & 1;
       }
     }
   }
   // Jumps: one pass over the union of the layers, the hop count read from
   // bit planes, instead of one bit loop (and one unpredictable exit) per
   // layer.
-  for (int j = 0; j < set.jumper_count; ++j) {
-    const MoveSet::Jumper& jumper = set.jumpers[j];
+  set.ForEachJumper([&out](const MoveSet::Jumper& jumper) {
     std::uint64_t all = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;
     for (int k = 1; k <= jumper.depth; ++k) {
-      const std::uint64_t layer = set.Layer(jumper, k);
+      const std::uint64_t layer = jumper.Layer(k);
       all |= layer;
       h0 |= layer & (0 - std::uint64_t(k & 1));
       h1 |= layer & (0 - std::uint64_t((k >> 1) & 1));
@@ -296,7 +436,7 @@ void GenerateLegalMoves(const Variant& variant, const Position& position,
       *out++ = LegalMove{jumper.origin, FromClass(cls, i),
                          static_cast<std::uint8_t>(hops)};
     }
-  }
+  });
   list->size = static_cast<int>(out - list->moves);
 }
 
@@ -304,15 +444,15 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
                                  const Position& position, Seat seat,
                                  MoveList* list, MovePaths* paths,
                                  MoveFilter filter) {
-  const MoveMasks& masks = variant.MoveMasksOf(seat);
-  const JumpBoard board(variant, position, masks);
+  JumpBoard board;
   MoveSet& set = ScratchSet();
-  FillMoveSet(board, masks, Movers(position, seat, filter), &set);
+  FillMoveSet(variant, position, variant.MoveMasksOf(seat),
+              Movers(position, seat, filter), &board, &set);
   int n = 0;
   int used = 0;
   for (int c = 0; c < 4; ++c) {
     for (int d = 0; d < kDirectionCount; ++d) {
-      for (std::uint64_t w = set.steps[c][d]; w != 0; w &= w - 1) {
+      for (std::uint64_t w = set.steps[d][c]; w != 0; w &= w - 1) {
         const Square origin = FromClass(c, std::countr_zero(w));
         const Square to = Neighbour(origin, d);
         paths->offset[n] = used;
@@ -327,20 +467,19 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
   // picks) and the square itself, so each path costs one HopSources and a
   // copy rather than one HopSources per hop.
   int path_at[64];  // Where the path to each grid square was written.
-  for (int j = 0; j < set.jumper_count; ++j) {
-    const MoveSet::Jumper& jumper = set.jumpers[j];
+  set.ForEachJumper([&](const MoveSet::Jumper& jumper) {
     const int cls = ClassOf(jumper.origin);
-    const std::uint64_t* landing = board.landing[cls];
     for (int k = 1; k <= jumper.depth; ++k) {
-      const std::uint64_t previous = k == 1 ? 0 : set.Layer(jumper, k - 1);
-      for (std::uint64_t w = set.Layer(jumper, k); w != 0; w &= w - 1) {
+      const std::uint64_t previous = k == 1 ? 0 : jumper.Layer(k - 1);
+      for (std::uint64_t w = jumper.Layer(k); w != 0; w &= w - 1) {
         const int index = std::countr_zero(w);
         Square* path = paths->squares + used;
         if (k == 1) {
           path[0] = jumper.origin;
         } else {
           const std::uint64_t sources =
-              HopSources(landing, std::uint64_t{1} << index) & previous;
+              HopSources(board.landing, cls, std::uint64_t{1} << index) &
+              previous;
           std::copy_n(paths->squares + path_at[std::countr_zero(sources)], k,
                       path);
         }
@@ -352,7 +491,7 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
                                      static_cast<std::uint8_t>(k)};
       }
     }
-  }
+  });
   list->size = n;
   paths->offset[n] = used;
 }
@@ -362,15 +501,18 @@ bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const Bitboard movers = position.pieces[SeatIndex(seat)];
   // Steps need only the empty squares, and nearly every position has one;
   // the hop masks are built only when none does.
-  std::uint64_t steps[4][kDirectionCount];
+  std::uint64_t steps[kDirectionCount][4];
   StepsOfAll(variant.on_board & ~position.Occupied(), masks, movers, steps);
   std::uint64_t any = 0;
-  for (int c = 0; c < 4; ++c) {
-    for (int d = 0; d < kDirectionCount; ++d) any |= steps[c][d];
+  for (int d = 0; d < kDirectionCount; ++d) {
+    for (int c = 0; c < 4; ++c) any |= steps[d][c];
   }
   if (any != 0) return true;
-  const JumpBoard board(variant, position, masks);
-  for (int c = 0; c < 4; ++c) any |= movers.word[c] & Jumpers(board.landing[c]);
+  JumpBoard board;
+  MakeJumpBoard(variant, position, masks, &board);
+  std::uint64_t jumpers[4];
+  Jumpers(board, jumpers);
+  for (int c = 0; c < 4; ++c) any |= movers.word[c] & jumpers[c];
   return any != 0;
 }
 
@@ -382,9 +524,10 @@ int FewestHopPath(const Variant& variant, const Position& position,
   static const MoveMasks kUnlocked = MakeMoveMasks(Bitboard{});
   const Bitboard target_camp =
       ignore_target_lock ? Bitboard{} : TargetCampIfLocked(variant, seat);
-  const JumpBoard board(
-      variant, position,
-      ignore_target_lock ? kUnlocked : variant.MoveMasksOf(seat));
+  JumpBoard board;
+  MakeJumpBoard(variant, position,
+                ignore_target_lock ? kUnlocked : variant.MoveMasksOf(seat),
+                &board);
   if (!board.empty_squares.Test(destination)) return 0;
   if (kStepMask[origin].Test(destination)) {
     if (target_camp.Test(origin) && !target_camp.Test(destination)) return 0;
@@ -402,12 +545,11 @@ int FewestHopPath(const Variant& variant, const Position& position,
   const int lanes = FloodFillGroupLanes(1);
   const int layers =
       FloodFillGroup(board.landing, origins, classes, lanes, set.layers);
-  const MoveSet::Jumper jumper{origin, static_cast<std::uint8_t>(layers),
-                               static_cast<std::uint8_t>(lanes), 0};
+  const MoveSet::Jumper jumper{origin, layers, lanes, set.layers};
   const std::uint64_t dest_bit = std::uint64_t{1} << ClassIndexOf(destination);
   for (int k = 1; k <= layers; ++k) {
-    if (set.Layer(jumper, k) & dest_bit) {
-      WritePath(set, board, jumper, ClassIndexOf(destination), k, path);
+    if (jumper.Layer(k) & dest_bit) {
+      WritePath(board, jumper, ClassIndexOf(destination), k, path);
       return k + 1;
     }
   }

@@ -1,9 +1,12 @@
 #ifndef HALMA_MOVEGEN_H_
 #define HALMA_MOVEGEN_H_
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "halma/bitboard.h"
+#include "halma/flood_fill.h"
 #include "halma/position.h"
 #include "halma/square.h"
 #include "halma/variant.h"
@@ -43,7 +46,8 @@ inline constexpr int kMaxPiecesPerSeat = 128;
 // (flood_fill.h): a group stores one word per lane per layer of its deepest
 // piece, so at most eight times the sum over pieces of (layers + 1). A piece
 // has at most one layer per empty square of its class, and a class's p
-// pieces and e empty squares give p * e <= 1024.
+// pieces and e empty squares give p * e <= 1024. (Boards up to 8x8 may run
+// sixteen lanes a group, but their classes have 16 squares, p * e <= 64.)
 inline constexpr int kMaxLayerWords = 8 * (4 * 1024 + kMaxPiecesPerSeat);
 
 // The legal-move set of one seat in bitboard form, which is how the engine
@@ -52,49 +56,67 @@ inline constexpr int kMaxLayerWords = 8 * (4 * 1024 + kMaxPiecesPerSeat);
 // its jump chains reach (layer k holds the destinations whose fewest-hop
 // count is k). Each (origin, destination) pair appears once.
 struct MoveSet {
+  // One piece that can jump, as ForEachJumper hands it out.
   struct Jumper {
     Square origin;
     // Layers stored. The piece was flood-filled with up to seven others,
     // so the last of them may be empty.
-    std::uint8_t depth;
-    std::uint8_t stride;  // Words between its consecutive layers.
-    std::uint16_t first;  // Index of layer 1 in `layers`.
+    int depth;
+    int stride;                  // Words between its consecutive layers.
+    const std::uint64_t* first;  // Its layer 1.
+
+    std::uint64_t Layer(int k) const { return first[(k - 1) * stride]; }
   };
-  // steps[c][d]: the pieces of class c (bits of its 8x8 grid, see
+  // steps[d][c]: the pieces of class c (bits of its 8x8 grid, see
   // square.h) whose neighbour in direction d is a legal step.
-  std::uint64_t steps[4][kDirectionCount];
+  std::uint64_t steps[kDirectionCount][4];
+  // The pieces that can jump, in flood-fill order: piece j stands on bit
+  // jumper_bits[j] of the grid of class jumper_classes[j]. Past the last
+  // piece, idle lanes (bit 0) fill the last group.
   int jumper_count = 0;
-  // Spare entries for the idle lanes of the last group.
-  Jumper jumpers[kMaxPiecesPerSeat + 7];
-  // Words of the 8x8 grid of the piece's parity class: layer k of a jumper
-  // is layers[first + (k - 1) * stride].
+  std::uint64_t jumper_bits[kMaxPiecesPerSeat + kMaxFloodFillLanes];
+  std::uint8_t jumper_classes[kMaxPiecesPerSeat + kMaxFloodFillLanes];
+  // The flood-fill groups (flood_fill.h) that hold their layers.
+  int group_count = 0;
+  FloodFillGroupInfo groups[kMaxPiecesPerSeat / 4];
+  // Words of the 8x8 grid of the piece's parity class.
   std::uint64_t layers[kMaxLayerWords];
 
-  std::uint64_t Layer(const Jumper& jumper, int k) const {
-    return layers[jumper.first + (k - 1) * jumper.stride];
+  // Calls fn(jumper) for every piece that can jump.
+  template <typename Fn>
+  void ForEachJumper(Fn&& fn) const {
+    for (int g = 0; g < group_count; ++g) {
+      const FloodFillGroupInfo& group = groups[g];
+      const int end = std::min(jumper_count, group.first_piece + group.lanes);
+      for (int j = group.first_piece; j < end; ++j) {
+        const int lane = j - group.first_piece;
+        fn(Jumper{
+            FromClass(jumper_classes[j], std::countr_zero(jumper_bits[j])),
+            group.depth, group.lanes, layers + group.first_word + lane});
+      }
+    }
   }
   // The number of legal moves (distinct origin, destination pairs).
   int Count() const;
   // Calls fn(origin, destination, hops) for every move.
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    for (int c = 0; c < 4; ++c) {
-      for (int d = 0; d < kDirectionCount; ++d) {
-        for (std::uint64_t w = steps[c][d]; w != 0; w &= w - 1) {
+    for (int d = 0; d < kDirectionCount; ++d) {
+      for (int c = 0; c < 4; ++c) {
+        for (std::uint64_t w = steps[d][c]; w != 0; w &= w - 1) {
           const Square origin = FromClass(c, std::countr_zero(w));
           fn(origin, Neighbour(origin, d), 0);
         }
       }
     }
-    for (int j = 0; j < jumper_count; ++j) {
-      const Jumper& jumper = jumpers[j];
+    ForEachJumper([&fn](const Jumper& jumper) {
       const int cls = ClassOf(jumper.origin);
       for (int k = 1; k <= jumper.depth; ++k) {
-        for (std::uint64_t w = Layer(jumper, k); w != 0; w &= w - 1) {
+        for (std::uint64_t w = jumper.Layer(k); w != 0; w &= w - 1) {
           fn(jumper.origin, FromClass(cls, std::countr_zero(w)), k);
         }
       }
-    }
+    });
   }
 };
 

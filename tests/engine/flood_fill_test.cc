@@ -4,6 +4,7 @@
 // of a jump move is the layer its destination first appears in.
 #include "halma/flood_fill.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <random>
@@ -74,8 +75,15 @@ void CheckKernel(FloodFillKernel kernel, int remaining) {
       // About one lane in six is idle.
       origins[i] = rng() % 6 == 0 ? 0 : std::uint64_t{1} << (rng() % 64);
     }
+    // The kernels take the masks direction-major.
+    std::uint64_t by_direction[kDirectionCount][4];
+    for (int c = 0; c < 4; ++c) {
+      for (int d = 0; d < kDirectionCount; ++d) {
+        by_direction[d][c] = landing[c][d];
+      }
+    }
     const int depth =
-        FloodFillGroup(landing, origins, classes, lanes, out.data());
+        FloodFillGroup(by_direction, origins, classes, lanes, out.data());
     int deepest = 0;
     for (int i = 0; i < lanes; ++i) {
       const std::vector<std::uint64_t> want =
@@ -92,6 +100,80 @@ void CheckKernel(FloodFillKernel kernel, int remaining) {
     }
     ASSERT_EQ(depth, deepest) << "trial " << trial;
   }
+}
+
+// FloodFillPieces on `count` pieces, every piece against its own search,
+// through the group records. With grid_rows <= 4 the masks and origins keep
+// to rows 0..3 (bits 0..31), as on boards up to 8x8, where the AVX2 kernel
+// runs 32-bit lanes.
+void CheckPieces(FloodFillKernel kernel, int grid_rows) {
+  KernelScope scope;
+  ASSERT_TRUE(SetFloodFillKernel(kernel));
+  const std::uint64_t rows =
+      grid_rows >= 8 ? ~0ULL : (1ULL << (8 * grid_rows)) - 1;
+  std::mt19937_64 rng(20261201 + grid_rows);
+  constexpr int kMaxPieces = 40;
+  std::vector<std::uint64_t> out(kMaxFloodFillLanes * 65 * kMaxPieces);
+  for (int trial = 0; trial < 1000; ++trial) {
+    const int density = 1 + trial % 3;
+    std::uint64_t landing[4][kDirectionCount];
+    std::uint64_t by_direction[kDirectionCount][4];
+    for (int c = 0; c < 4; ++c) {
+      for (int d = 0; d < kDirectionCount; ++d) {
+        std::uint64_t mask = rng();
+        for (int i = 1; i < density; ++i) mask |= rng();
+        landing[c][d] = by_direction[d][c] = mask & rows;
+      }
+    }
+    const int count = 1 + static_cast<int>(rng() % kMaxPieces);
+    std::vector<std::uint64_t> origins(count + kMaxFloodFillLanes - 1, 0);
+    std::vector<std::uint8_t> classes(count + kMaxFloodFillLanes - 1, 0);
+    for (int j = 0; j < count; ++j) {
+      classes[j] = static_cast<std::uint8_t>(rng() % 4);
+      origins[j] = (std::uint64_t{1} << (rng() % 64)) & rows;
+      if (origins[j] == 0) origins[j] = 1;
+    }
+    FloodFillGroupInfo groups[kMaxPieces];
+    const int group_count =
+        FloodFillPieces(by_direction, origins.data(), classes.data(), count,
+                        grid_rows, out.data(), groups);
+    int next_piece = 0;
+    for (int g = 0; g < group_count; ++g) {
+      const FloodFillGroupInfo& group = groups[g];
+      ASSERT_EQ(group.first_piece, next_piece) << "trial " << trial;
+      ASSERT_LE(group.lanes, kMaxFloodFillLanes);
+      next_piece += group.lanes;
+      int deepest = 0;
+      for (int i = 0; i < group.lanes && group.first_piece + i < count; ++i) {
+        const int j = group.first_piece + i;
+        const std::vector<std::uint64_t> want =
+            Layers(landing[classes[j]], origins[j]);
+        deepest = std::max(deepest, static_cast<int>(want.size()));
+        for (int k = 1; k <= group.depth; ++k) {
+          const std::uint64_t expected =
+              k <= static_cast<int>(want.size()) ? want[k - 1] : 0;
+          ASSERT_EQ(out[group.first_word + group.lanes * (k - 1) + i], expected)
+              << FloodFillKernelName(kernel) << " rows " << grid_rows
+              << " trial " << trial << " piece " << j << " layer " << k;
+        }
+      }
+      ASSERT_EQ(group.depth, deepest) << "trial " << trial;
+    }
+    ASSERT_GE(next_piece, count) << "trial " << trial;
+  }
+}
+
+TEST(FloodFill, PiecesMatchBreadthFirstSearch) {
+  CheckPieces(FloodFillKernel::kBaseline, 8);
+  CheckPieces(FloodFillKernel::kBaseline, 4);
+  KernelScope scope;
+  if (!SetFloodFillKernel(FloodFillKernel::kAvx2)) {
+    GTEST_SKIP() << "this CPU has no AVX2";
+  }
+  CheckPieces(FloodFillKernel::kAvx2, 8);
+  CheckPieces(FloodFillKernel::kAvx2, 5);
+  CheckPieces(FloodFillKernel::kAvx2, 4);  // 32-bit lanes.
+  CheckPieces(FloodFillKernel::kAvx2, 2);
 }
 
 TEST(FloodFill, BaselineKernelMatchesBreadthFirstSearch) {
