@@ -19,18 +19,16 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
     absl::FunctionRef<absl::Status()> checkpoint) {
   // A malformed move anywhere makes the whole record malformed, so parse
   // everything before replaying anything.
-  std::vector<MoveText> moves;
-  moves.reserve(move_count);
+  std::vector<MoveText> moves(move_count);
   for (int i = 0; i < move_count; ++i) {
     if (i % kCheckpointInterval == kCheckpointInterval - 1) {
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
-    absl::StatusOr<MoveText> move = ParseMove(move_at(i), variant.size);
-    if (!move.ok()) {
+    if (absl::Status parsed = ParseMoveInto(move_at(i), variant.size, &moves[i]);
+        !parsed.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("ply ", i + 1, ": ", move.status().message()));
+          absl::StrCat("ply ", i + 1, ": ", parsed.message()));
     }
-    moves.push_back(*std::move(move));
   }
 
   GameRecordResult result;

@@ -39,31 +39,15 @@ std::string Leg(Square a, Square b) {
   return absl::StrCat(FormatSquare(a), "-", FormatSquare(b));
 }
 
-// A legal move from path[0] to path[count - 1].
-MoveCheck Legal(const Variant& variant, const Position& position,
-                const Square* path, int count, MoveDetail detail) {
-  MoveCheck check;
-  if (detail == MoveDetail::kPositionOnly) {
-    MoveText ends;
-    ends.squares = {path[0], path[count - 1]};
-    check.after = ApplyMove(variant, position, ends);
-    return check;
-  }
-  check.path.squares.assign(path, path + count);
-  check.hops = AreNeighbours(path[0], path[1]) ? 0 : count - 1;
-  check.after = ApplyMove(variant, position, check.path);
-  return check;
-}
-
-}  // namespace
-
-Position ApplyMove(const Variant& variant, const Position& position,
-                   const MoveText& move) {
+// The position after the mover's piece goes from `from` to `to` (or, for
+// a pass, stays): the move counted and the next seat still playing to move.
+Position Moved(const Variant& variant, const Position& position, bool pass,
+               Square from, Square to) {
   Position next = position;
   const Seat mover = position.to_move;
-  if (!move.is_pass && !move.squares.empty()) {
-    next.pieces[SeatIndex(mover)].Clear(move.squares.front());
-    next.pieces[SeatIndex(mover)].Set(move.squares.back());
+  if (!pass) {
+    next.pieces[SeatIndex(mover)].Clear(from);
+    next.pieces[SeatIndex(mover)].Set(to);
   }
   ++next.move_count[SeatIndex(mover)];
   const SeatSet playing = SeatsStillPlaying(variant, next);
@@ -74,6 +58,30 @@ Position ApplyMove(const Variant& variant, const Position& position,
   }
   next.to_move = s;
   return next;
+}
+
+// A legal move from path[0] to path[count - 1].
+MoveCheck Legal(const Variant& variant, const Position& position,
+                const Square* path, int count, MoveDetail detail) {
+  MoveCheck check;
+  check.after =
+      Moved(variant, position, /*pass=*/false, path[0], path[count - 1]);
+  if (detail == MoveDetail::kFewestHopPath) {
+    check.path.squares.assign(path, path + count);
+    check.hops = AreNeighbours(path[0], path[1]) ? 0 : count - 1;
+  }
+  return check;
+}
+
+}  // namespace
+
+Position ApplyMove(const Variant& variant, const Position& position,
+                   const MoveText& move) {
+  if (move.is_pass || move.squares.empty()) {
+    return Moved(variant, position, /*pass=*/true, 0, 0);
+  }
+  return Moved(variant, position, /*pass=*/false, move.squares.front(),
+               move.squares.back());
 }
 
 MoveCheck CheckMove(const Variant& variant, const Position& position,
@@ -161,33 +169,43 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
                      FormatSquare(to)));
   }
 
-  // A full path, checked hop by hop exactly as given.
+  // A full path, checked hop by hop exactly as given. Each square's file
+  // and rank are worked out once, for the three shape tests.
   Bitboard visited;
   visited.Set(origin);
   bool in_target = lock && target.Test(origin);
   Square at = origin;
-  for (size_t i = 1; i < squares.size(); ++i) {
-    const Square to = squares[i];
+  int at_x = FileOf(at);
+  int at_y = RankOf(at);
+  const Square* const given = squares.data();
+  const int given_count = static_cast<int>(squares.size());
+  for (int i = 1; i < given_count; ++i) {
+    const Square to = given[i];
     if (visited.Test(to)) {
       return Illegal(MoveVerdict::kSquareVisitedTwice,
                      absl::StrCat("the chain visits ", FormatSquare(to),
                                   " twice (hop ", i, ")"));
     }
-    if (AreNeighbours(at, to)) {
+    const int to_x = FileOf(to);
+    const int to_y = RankOf(to);
+    const int dx = to_x - at_x;
+    const int dy = to_y - at_y;
+    // Not both 0: `to` is not `at`, which has been visited.
+    if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
       return Illegal(MoveVerdict::kNotAHop,
                      absl::StrCat(Leg(at, to),
                                   " is a step, and a step cannot be part of a "
                                   "jump chain (hop ",
                                   i, ")"));
     }
-    if (!IsHopShaped(at, to)) {
+    if ((dx != 0 && dx != 2 && dx != -2) || (dy != 0 && dy != 2 && dy != -2)) {
       return Illegal(MoveVerdict::kNotAHop,
                      absl::StrCat(Leg(at, to),
                                   " is not a hop: a hop lands two squares away "
                                   "on a rank, file or diagonal (hop ",
                                   i, ")"));
     }
-    const Square over = Middle(at, to);
+    const Square over = MakeSquare(at_x + dx / 2, at_y + dy / 2);
     if (!occupied.Test(over) || over == origin) {
       return Illegal(
           MoveVerdict::kNothingToJump,
@@ -199,6 +217,8 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
     if (lock && target.Test(to)) in_target = true;
     visited.Set(to);
     at = to;
+    at_x = to_x;
+    at_y = to_y;
   }
   if (detail == MoveDetail::kPositionOnly) {
     path[0] = origin;

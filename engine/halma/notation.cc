@@ -17,6 +17,8 @@ constexpr size_t kMaxMoveText = 1024;
 constexpr size_t kMaxPositionText = 4096;
 // kMaxMoveCount, 9223372036854775807, has 19 digits.
 constexpr int kMaxMoveCountDigits = 19;
+// Squares the fast path of ParseMove reads (a legal chain visits at most 64).
+constexpr int kMaxPathSquaresRead = 64;
 
 std::string FileRange(int n) {
   return absl::StrCat("a..", std::string(1, static_cast<char>('a' + n - 1)));
@@ -53,16 +55,28 @@ bool ReadSquare(absl::string_view text, int n, Square* square) {
 // building any message; false for anything else (ParseMove then says what
 // is wrong).
 bool ReadPath(absl::string_view text, int n, MoveText* move) {
-  size_t start = 0;
+  // One pass over the characters: file letter, one or two rank digits,
+  // then a dash or the end. A legal path visits at most 64 squares; longer
+  // ones go the slow way.
+  Square squares[kMaxPathSquaresRead];
+  int count = 0;
+  const char* at = text.data();
+  const char* const end = at + text.size();
   while (true) {
-    size_t end = start;
-    while (end < text.size() && text[end] != '-') ++end;
-    Square square;
-    if (!ReadSquare(text.substr(start, end - start), n, &square)) return false;
-    move->squares.push_back(square);
-    if (end == text.size()) return move->squares.size() >= 2;
-    start = end + 1;
+    if (end - at < 2 || count == kMaxPathSquaresRead) return false;
+    const int file = at[0] - 'a';
+    int rank = at[1] - '0';
+    if (file < 0 || file >= n || rank < 1 || rank > 9) return false;
+    at += 2;
+    if (at < end && IsDigit(*at)) rank = rank * 10 + (*at++ - '0');
+    if (rank > n) return false;
+    squares[count++] = MakeSquare(file, rank - 1);
+    if (at == end) break;
+    if (*at++ != '-') return false;
   }
+  if (count < 2) return false;
+  move->squares.assign(squares, squares + count);
+  return true;
 }
 
 // Splits `text` at `separator` into at most `capacity` parts stored in
@@ -219,11 +233,20 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 absl::StatusOr<MoveText> ParseMove(absl::string_view text, int n) {
   MoveText move;
+  absl::Status status = ParseMoveInto(text, n, &move);
+  if (!status.ok()) return status;
+  return move;
+}
+
+absl::Status ParseMoveInto(absl::string_view text, int n, MoveText* out) {
+  MoveText& move = *out;
   if (text == "pass") {
     move.is_pass = true;
-    return move;
+    return absl::OkStatus();
   }
-  if (text.size() <= kMaxMoveText && ReadPath(text, n, &move)) return move;
+  if (text.size() <= kMaxMoveText && ReadPath(text, n, &move)) {
+    return absl::OkStatus();
+  }
   move.squares.clear();
   constexpr absl::string_view expected =
       "expected \"pass\" or two or more squares joined by '-', like \"c3-e5\"";
@@ -261,7 +284,7 @@ absl::StatusOr<MoveText> ParseMove(absl::string_view text, int n) {
     return Malformed("move", text,
                      absl::StrCat("a single square is not a move, ", expected));
   }
-  return move;
+  return absl::OkStatus();
 }
 #pragma GCC diagnostic pop
 

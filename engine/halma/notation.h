@@ -28,6 +28,10 @@ struct MoveText {
 // the offending text and says what was expected. `board_size` bounds squares.
 absl::StatusOr<Square> ParseSquare(absl::string_view text, int board_size);
 absl::StatusOr<MoveText> ParseMove(absl::string_view text, int board_size);
+// The same into `*move` (which should be empty), for a caller that parses
+// many moves into storage of its own, such as a record's replay.
+absl::Status ParseMoveInto(absl::string_view text, int board_size,
+                           MoveText* move);
 // Parses and checks a position string against `variant`: layout, letters,
 // piece counts and move counts (see CheckPositionConsistency).
 absl::StatusOr<Position> ParsePosition(absl::string_view text,
