@@ -199,7 +199,8 @@ TEST(LimitsTest, ClientDeadlineStopsAReplayMidRecord) {
   const absl::Duration full_time = absl::Now() - t0;
   ASSERT_GT(full_time, absl::Milliseconds(600));
 
-  BackgroundCall call(channel, SlowRecord(kSlowRecordMoves), full_time / 2);
+  // A quarter: the machine may be busier during the first run than now.
+  BackgroundCall call(channel, SlowRecord(kSlowRecordMoves), full_time / 4);
   EXPECT_EQ(call.Wait().error_code(), StatusCode::DEADLINE_EXCEEDED);
   // The server stopped too, well before the replay would have ended.
   ASSERT_TRUE(WaitFor([&] { return server->rules().calls_in_progress(); }, 0));
