@@ -171,7 +171,7 @@ TEST(FloodFill, PiecesMatchBreadthFirstSearch) {
     GTEST_SKIP() << "this CPU has no AVX2";
   }
   CheckPieces(FloodFillKernel::kAvx2, 8);
-  CheckPieces(FloodFillKernel::kAvx2, 5);
+  CheckPieces(FloodFillKernel::kAvx2, 5);  // Twelve lanes for 9-12 pieces.
   CheckPieces(FloodFillKernel::kAvx2, 4);  // 32-bit lanes.
   CheckPieces(FloodFillKernel::kAvx2, 2);
 }
