@@ -193,7 +193,10 @@ TEST(FloodFill, Avx2KernelMatchesBreadthFirstSearchWhereAvailable) {
 TEST(FloodFill, BestKernelIsActiveByDefault) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2");
+  // The AVX2 paths also use BMI1 and POPCNT (flood_fill.h).
+  const bool avx2 = __builtin_cpu_supports("avx2") &&
+                    __builtin_cpu_supports("bmi") &&
+                    __builtin_cpu_supports("popcnt");
 #else
   const bool avx2 = false;
 #endif
