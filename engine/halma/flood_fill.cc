@@ -271,6 +271,47 @@ HALMA_AVX2_TARGET inline int FloodFillNarrowSixteenAvx2(
   }
 }
 
+// Twelve lanes in three 256-bit registers: three independent chains.
+HALMA_AVX2_TARGET inline int FloodFillTwelveAvx2(
+    const std::uint64_t (*landing)[4], const std::uint64_t origins[12],
+    const std::uint8_t classes[12], std::uint64_t* out) {
+  __m256i mask_a[kDirectionCount], mask_b[kDirectionCount],
+      mask_c[kDirectionCount];
+  LaneMasks(landing, classes, mask_a);
+  LaneMasks(landing, classes + 4, mask_b);
+  LaneMasks(landing, classes + 8, mask_c);
+  __m256i frontier_a =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(origins));
+  __m256i frontier_b =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(origins + 4));
+  __m256i frontier_c =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(origins + 8));
+  __m256i visited_a = frontier_a, visited_b = frontier_b,
+          visited_c = frontier_c;
+  int k = 0;
+  for (;;) {
+    const __m256i next_a =
+        _mm256_andnot_si256(visited_a, Reach4(mask_a, frontier_a));
+    const __m256i next_b =
+        _mm256_andnot_si256(visited_b, Reach4(mask_b, frontier_b));
+    const __m256i next_c =
+        _mm256_andnot_si256(visited_c, Reach4(mask_c, frontier_c));
+    const __m256i any =
+        _mm256_or_si256(_mm256_or_si256(next_a, next_b), next_c);
+    if (_mm256_testz_si256(any, any)) return k;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 12 * k), next_a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 12 * k + 4), next_b);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 12 * k + 8), next_c);
+    ++k;
+    visited_a = _mm256_or_si256(visited_a, next_a);
+    visited_b = _mm256_or_si256(visited_b, next_b);
+    visited_c = _mm256_or_si256(visited_c, next_c);
+    frontier_a = next_a;
+    frontier_b = next_b;
+    frontier_c = next_c;
+  }
+}
+
 HALMA_AVX2_TARGET int FloodFillGroupAvx2(const std::uint64_t (*landing)[4],
                                          const std::uint64_t* origins,
                                          const std::uint8_t* classes, int lanes,
@@ -279,31 +320,51 @@ HALMA_AVX2_TARGET int FloodFillGroupAvx2(const std::uint64_t (*landing)[4],
                     : FloodFillQuadAvx2(landing, origins, classes, out);
 }
 
-template <bool kNarrow>
+// How FloodFillPiecesAvx2 forms groups, by the rows of the class grids.
+enum class Grid {
+  kNarrow,  // Up to 4 rows: 32-bit lanes, 8 or 16 per group.
+  kSmall,   // 5 rows: 4, 8 or 12 lanes.
+  kLarge,   // More: 4 or 8 lanes.
+};
+
+template <Grid kGrid>
 HALMA_AVX2_TARGET int FloodFillPiecesAvx2(const std::uint64_t (*landing)[4],
                                           const std::uint64_t* origins,
                                           const std::uint8_t* classes,
                                           int count, std::uint64_t* out,
                                           FloodFillGroupInfo* groups) {
   // One register while it holds the remaining pieces, else two: a lane
-  // idles at about the cost of a live one.
-  constexpr int kPerRegister = kNarrow ? 8 : 4;
+  // idles at about the cost of a live one. On 5-row grids, 9 to 12 pieces
+  // take three registers rather than two groups: the chains are short
+  // there, so the second group's mispredicted exit costs more than the
+  // passes the shallower pieces idle through (measured; on 16x16 it is the
+  // other way round).
+  constexpr int kPerRegister = kGrid == Grid::kNarrow ? 8 : 4;
   int n = 0, used = 0;
   for (int g = 0; g < count;) {
-    const bool two = count - g > kPerRegister;
-    int layers;
-    if constexpr (kNarrow) {
-      layers = two ? FloodFillNarrowSixteenAvx2(landing, origins + g,
-                                                classes + g, out + used)
-                   : FloodFillNarrowOctAvx2(landing, origins + g, classes + g,
-                                            out + used);
+    const int left = count - g;
+    int lanes, layers;
+    if constexpr (kGrid == Grid::kNarrow) {
+      lanes = left > 8 ? 16 : 8;
+      layers = left > 8 ? FloodFillNarrowSixteenAvx2(landing, origins + g,
+                                                     classes + g, out + used)
+                        : FloodFillNarrowOctAvx2(landing, origins + g,
+                                                 classes + g, out + used);
     } else {
-      layers =
-          two ? FloodFillOctAvx2(landing, origins + g, classes + g, out + used)
-              : FloodFillQuadAvx2(landing, origins + g, classes + g,
-                                  out + used);
+      if (kGrid == Grid::kSmall && left > 8 && left <= 12) {
+        lanes = 12;
+        layers =
+            FloodFillTwelveAvx2(landing, origins + g, classes + g, out + used);
+      } else if (left > 4) {
+        lanes = 8;
+        layers =
+            FloodFillOctAvx2(landing, origins + g, classes + g, out + used);
+      } else {
+        lanes = 4;
+        layers =
+            FloodFillQuadAvx2(landing, origins + g, classes + g, out + used);
+      }
     }
-    const int lanes = two ? 2 * kPerRegister : kPerRegister;
     groups[n++] = FloodFillGroupInfo{
         static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(used),
         static_cast<std::uint8_t>(lanes), static_cast<std::uint8_t>(layers)};
@@ -353,10 +414,16 @@ int FloodFillPieces(const std::uint64_t (*landing)[4],
                     FloodFillGroupInfo* groups) {
 #ifdef HALMA_HAVE_AVX2_KERNEL
   if (active_kernel == FloodFillKernel::kAvx2) {
-    return grid_rows <= 4 ? FloodFillPiecesAvx2<true>(landing, origins, classes,
-                                                      count, out, groups)
-                          : FloodFillPiecesAvx2<false>(
-                                landing, origins, classes, count, out, groups);
+    if (grid_rows <= 4) {
+      return FloodFillPiecesAvx2<Grid::kNarrow>(landing, origins, classes,
+                                                count, out, groups);
+    }
+    if (grid_rows == 5) {
+      return FloodFillPiecesAvx2<Grid::kSmall>(landing, origins, classes, count,
+                                               out, groups);
+    }
+    return FloodFillPiecesAvx2<Grid::kLarge>(landing, origins, classes, count,
+                                             out, groups);
   }
 #else
   static_cast<void>(grid_rows);

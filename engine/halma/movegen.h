@@ -46,8 +46,9 @@ inline constexpr int kMaxPiecesPerSeat = 128;
 // (flood_fill.h): a group stores one word per lane per layer of its deepest
 // piece, so at most eight times the sum over pieces of (layers + 1). A piece
 // has at most one layer per empty square of its class, and a class's p
-// pieces and e empty squares give p * e <= 1024. (Boards up to 8x8 may run
-// sixteen lanes a group, but their classes have 16 squares, p * e <= 64.)
+// pieces and e empty squares give p * e <= 1024. (Boards up to 10x10 may
+// run twelve or sixteen lanes a group, but their classes have at most 25
+// squares, p * e <= 156.)
 inline constexpr int kMaxLayerWords = 8 * (4 * 1024 + kMaxPiecesPerSeat);
 
 // The legal-move set of one seat in bitboard form, which is how the engine

@@ -171,7 +171,7 @@ TEST(FloodFill, PiecesMatchBreadthFirstSearch) {
     GTEST_SKIP() << "this CPU has no AVX2";
   }
   CheckPieces(FloodFillKernel::kAvx2, 8);
-  CheckPieces(FloodFillKernel::kAvx2, 5);
+  CheckPieces(FloodFillKernel::kAvx2, 5);  // Twelve lanes for 9-12 pieces.
   CheckPieces(FloodFillKernel::kAvx2, 4);  // 32-bit lanes.
   CheckPieces(FloodFillKernel::kAvx2, 2);
 }
@@ -193,7 +193,10 @@ TEST(FloodFill, Avx2KernelMatchesBreadthFirstSearchWhereAvailable) {
 TEST(FloodFill, BestKernelIsActiveByDefault) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2");
+  // The AVX2 paths also use BMI1 and POPCNT (flood_fill.h).
+  const bool avx2 = __builtin_cpu_supports("avx2") &&
+                    __builtin_cpu_supports("bmi") &&
+                    __builtin_cpu_supports("popcnt");
 #else
   const bool avx2 = false;
 #endif
