@@ -117,6 +117,17 @@ inline void StepsOfAll(const Bitboard& empty, const MoveMasks& masks,
              std::make_index_sequence<4 * kDirectionCount>{});
 }
 
+// Whether any piece of `movers` has a step: StepsOfAll's words one at a
+// time, stopping at the first that is not empty.
+template <std::size_t... kI>
+inline bool AnyStep(const Bitboard& empty, const MoveMasks& masks,
+                    const Bitboard& movers, std::index_sequence<kI...>) {
+  return (((movers.word[kI % 4] & masks.step[kI / 4][kI % 4] &
+            ShiftBits<-kStepRules[kI % 4][kI / 4].shift>(
+                empty.word[kStepRules[kI % 4][kI / 4].to])) != 0) ||
+          ...);
+}
+
 // Lists the pieces of `jumping` (one word per class) for the flood fill,
 // one row at a time: the lowest remaining piece of each class, so that a
 // row costs the same whatever the classes hold and the only data-dependent
@@ -509,15 +520,14 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const MoveMasks& masks = variant.MoveMasksOf(seat);
   const Bitboard movers = position.pieces[SeatIndex(seat)];
-  // Steps need only the empty squares, and nearly every position has one;
-  // the hop masks are built only when none does.
-  std::uint64_t steps[kDirectionCount][4];
-  StepsOfAll(variant.on_board & ~position.Occupied(), masks, movers, steps);
-  std::uint64_t any = 0;
-  for (int d = 0; d < kDirectionCount; ++d) {
-    for (int c = 0; c < 4; ++c) any |= steps[d][c];
+  // Steps need only the empty squares, and nearly every position has one:
+  // the first class and direction with a step ends the search (a replay
+  // asks this once per ply), and the hop masks are built only when none has.
+  if (AnyStep(variant.on_board & ~position.Occupied(), masks, movers,
+              std::make_index_sequence<4 * kDirectionCount>{})) {
+    return true;
   }
-  if (any != 0) return true;
+  std::uint64_t any = 0;
   JumpBoard board;
   MakeJumpBoard(variant, position, masks, &board);
   std::uint64_t jumpers[4];

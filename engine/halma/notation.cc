@@ -98,36 +98,34 @@ int Split(absl::string_view text, char separator, absl::string_view* parts,
   }
 }
 
-struct SquareText {
-  char text[3];
-  std::uint8_t length;
-};
+using notation_internal::SquareText;
 
-// The names of all squares of the frame, indexed by Square.
-struct SquareNames {
-  SquareText names[kSquareCount];
-  constexpr SquareNames() : names() {
-    for (int x = 0; x < kMaxBoardSize; ++x) {
-      for (int y = 0; y < kMaxBoardSize; ++y) {
-        SquareText& name = names[MakeSquare(x, y)];
-        const int rank = y + 1;
-        name.text[0] = static_cast<char>('a' + x);
-        if (rank < 10) {
-          name.text[1] = static_cast<char>('0' + rank);
-          name.text[2] = '\0';
-          name.length = 2;
-        } else {
-          name.text[1] = '1';
-          name.text[2] = static_cast<char>('0' + rank - 10);
-          name.length = 3;
-        }
+constexpr std::array<SquareText, kSquareCount> MakeSquareTexts() {
+  std::array<SquareText, kSquareCount> names{};
+  for (int x = 0; x < kMaxBoardSize; ++x) {
+    for (int y = 0; y < kMaxBoardSize; ++y) {
+      SquareText& name = names[MakeSquare(x, y)];
+      const int rank = y + 1;
+      name.text[0] = static_cast<char>('a' + x);
+      if (rank < 10) {
+        name.text[1] = static_cast<char>('0' + rank);
+        name.text[2] = '\0';
+        name.length = 2;
+      } else {
+        name.text[1] = '1';
+        name.text[2] = static_cast<char>('0' + rank - 10);
+        name.length = 3;
       }
     }
   }
-};
-constexpr SquareNames kSquareNames;
+  return names;
+}
 
 }  // namespace
+
+namespace notation_internal {
+constexpr std::array<SquareText, kSquareCount> kSquareTexts = MakeSquareTexts();
+}  // namespace notation_internal
 
 std::string QuoteForError(absl::string_view text) {
   std::string out = "\"";
@@ -427,22 +425,17 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
   return pos;
 }
 
-absl::string_view SquareName(Square s) {
-  const SquareText& name = kSquareNames.names[s];
-  return absl::string_view(name.text, name.length);
-}
-
 int PathTextLength(const Square* squares, int count) {
   if (count == 0) return 0;
   int length = count - 1;  // The dashes.
-  for (int i = 0; i < count; ++i) length += kSquareNames.names[squares[i]].length;
+  for (int i = 0; i < count; ++i) length += notation_internal::kSquareTexts[squares[i]].length;
   return length;
 }
 
 char* WritePath(const Square* squares, int count, char* out) {
   for (int i = 0; i < count; ++i) {
     if (i > 0) *out++ = '-';
-    const SquareText& name = kSquareNames.names[squares[i]];
+    const SquareText& name = notation_internal::kSquareTexts[squares[i]];
     // Three bytes are always there to copy; only `length` of them count.
     out[0] = name.text[0];
     out[1] = name.text[1];

@@ -1,6 +1,8 @@
 #ifndef HALMA_NOTATION_H_
 #define HALMA_NOTATION_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,11 +40,23 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
                                        const Variant& variant);
 
 // Canonical formatting.
-//
+
+namespace notation_internal {
+struct SquareText {
+  char text[3];
+  std::uint8_t length;
+};
+// The names of all squares of the frame, indexed by Square.
+extern const std::array<SquareText, kSquareCount> kSquareTexts;
+}  // namespace notation_internal
+
 // The name of a square ("a1" .. "p16"), from a table: formatting the
 // thousands of squares of an answer builds no strings. Its data() always
 // has three readable bytes (a copier may move three at once).
-absl::string_view SquareName(Square s);
+inline absl::string_view SquareName(Square s) {
+  const notation_internal::SquareText& name = notation_internal::kSquareTexts[s];
+  return absl::string_view(name.text, name.length);
+}
 // The length of a path's text, its squares joined by '-' ("c3-e5-g7").
 int PathTextLength(const Square* squares, int count);
 // Writes that text (PathTextLength bytes) at `out`; returns its end.
