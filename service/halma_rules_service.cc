@@ -53,6 +53,13 @@ google::protobuf::ArenaOptions ArenaOnStack(char* block, std::size_t size) {
   return options;
 }
 
+// A thread keeps the buffers of ordinary records from call to call, not
+// those of a long one.
+void ReleaseLargeBuffers(AdjudicateRequestView* view, std::string* storage) {
+  if (view->moves.capacity() > 4096) view->moves = {};
+  if (storage->capacity() > 64 * 1024) *storage = std::string();
+}
+
 // One call of a raw method: parse the request onto an arena, answer,
 // serialize the answer. The arena's first block is on the stack, so that an
 // ordinary call allocates no arena memory at all.
@@ -174,9 +181,11 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
           *variant, view.start_position, static_cast<int>(view.moves.size()),
           [](int i) { return view.moves[i]; }, answer, checkpoint);
       if (status.ok()) status = SerializeResponse(*answer, response);
+      ReleaseLargeBuffers(&view, &storage);
       return Finish(context, status);
     }
   }
+  ReleaseLargeBuffers(&view, &storage);
   return Finish(context,
                 ServeCall<v1::AdjudicateRequest, v1::AdjudicateResponse>(
                     *request, response, [&](const auto& in, auto* out) {

@@ -148,8 +148,14 @@ void EncodeLegalMovesResponse(const LegalMovesAnswer& answer,
   for (int i = 0; i < answer.move_count; ++i) {
     bound += MaxMoveBytes(answer.paths->Length(answer.order[i]));
   }
-  thread_local std::vector<std::uint8_t> scratch;
-  if (scratch.size() < bound) scratch.resize(bound);
+  // Answers of ordinary positions fit the per-thread buffer; a rare huge
+  // one (a custom variant can list thousands of long chains) gets a buffer
+  // of its own, so that no thread keeps megabytes after it.
+  constexpr std::size_t kKeptScratchBytes = 64 * 1024;
+  thread_local std::vector<std::uint8_t> kept(kKeptScratchBytes);
+  std::vector<std::uint8_t> large;
+  if (bound > kept.size()) large.resize(bound);
+  std::vector<std::uint8_t>& scratch = large.empty() ? kept : large;
   std::uint8_t* out = scratch.data();
   for (int i = 0; i < answer.move_count; ++i) out = WriteMove(answer, i, out);
   if (answer.move_count != 0) {
