@@ -3,15 +3,16 @@
 // set to 100 moves so that small inputs reach it).
 //
 // Properties: whenever the in-place reader (ReadAdjudicateRequest) accepts
-// the bytes, protobuf parses them too, to the same variant, start position
-// and moves, and AnswerRecord over the view answers exactly as
-// AnswerAdjudicate over the message; ParseRequest's two overloads agree; every error is
-// INVALID_ARGUMENT, bounded, printable, and starts with a field of the
-// request ("request", "variant", "start_position", "moves"); the answer is
-// deterministic (two calls, same bytes); an OK answer serializes and parses
-// back, its final position is canonical and parses, the move counts are the
-// final position's, and the moves played and the first illegal move (its
-// ply, its text as given, a reason and a bounded message) fit the record.
+// the bytes, protobuf parses them exactly when the variant's bytes parse,
+// to the same variant, start position and moves, and AnswerRecord over the view
+// answers exactly as AnswerAdjudicate over the message; ParseRequest's two
+// overloads agree; every error is INVALID_ARGUMENT, bounded, printable, and
+// starts with a field of the request ("request", "variant", "start_position",
+// "moves"); the answer is deterministic (two calls, same bytes); an OK answer
+// serializes and parses back, its final position is canonical and parses, the
+// move counts are the final position's, and the moves played and the first
+// illegal move (its ply, its text as given, a reason and a bounded message) fit
+// the record.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,42 +22,52 @@
 #include "halma/notation.h"
 #include "service/request_codec.h"
 
+namespace {
+
+// The in-place reader against protobuf's parse of the same bytes.
+void CheckInPlaceRead(absl::string_view bytes,
+                      const halma::service::AdjudicateRequestView& view) {
+  using namespace halma;
+  const size_t size = bytes.size();
+  // The reader leaves the variant's bytes as they are; the request
+  // parses exactly when they do.
+  v1::Variant variant;
+  const bool variant_parses = variant.ParseFromArray(
+      view.variant.data(), static_cast<int>(view.variant.size()));
+  v1::AdjudicateRequest parsed;
+  FUZZ_CHECK(parsed.ParseFromArray(bytes.data(), static_cast<int>(size)) ==
+                 variant_parses,
+             "read in place: the request parses unlike its variant");
+  if (!variant_parses) return;
+  bool same =
+      variant.SerializeAsString() == parsed.variant().SerializeAsString() &&
+      parsed.start_position() == view.start_position &&
+      parsed.moves_size() == static_cast<int>(view.moves.size());
+  for (int i = 0; same && i < parsed.moves_size(); ++i) {
+    same = parsed.moves(i) == view.moves[i];
+  }
+  FUZZ_CHECK(same, "the in-place view differs from the parsed request");
+  v1::AdjudicateResponse by_view;
+  v1::AdjudicateResponse by_message;
+  const absl::Status view_status = fuzz::Service().AnswerRecord(
+      variant, view.start_position, static_cast<int>(view.moves.size()),
+      [&view](int i) { return view.moves[i]; }, &by_view,
+      [] { return absl::OkStatus(); });
+  const absl::Status message_status =
+      fuzz::Service().AnswerAdjudicate(parsed, &by_message);
+  FUZZ_CHECK(view_status == message_status &&
+                 by_view.SerializeAsString() == by_message.SerializeAsString(),
+             "AnswerRecord over the view differs from AnswerAdjudicate");
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace halma;
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   service::AdjudicateRequestView view;
   const bool read_in_place = service::ReadAdjudicateRequest(bytes, &view);
-  if (read_in_place) {
-    v1::AdjudicateRequest parsed;
-    FUZZ_CHECK(parsed.ParseFromArray(bytes.data(), static_cast<int>(size)),
-               "read in place, but protobuf refuses it");
-    // A nested message that does not parse fails the whole request, so the
-    // variant's bytes parse too.
-    v1::Variant variant;
-    FUZZ_CHECK(variant.ParseFromArray(view.variant.data(),
-                                      static_cast<int>(view.variant.size())),
-               "read in place, but the variant does not parse");
-    bool same = variant.SerializeAsString() ==
-                    parsed.variant().SerializeAsString() &&
-                parsed.start_position() == view.start_position &&
-                parsed.moves_size() == static_cast<int>(view.moves.size());
-    for (int i = 0; same && i < parsed.moves_size(); ++i) {
-      same = parsed.moves(i) == view.moves[i];
-    }
-    FUZZ_CHECK(same, "the in-place view differs from the parsed request");
-    v1::AdjudicateResponse by_view;
-    v1::AdjudicateResponse by_message;
-    const absl::Status view_status = fuzz::Service().AnswerRecord(
-        variant, view.start_position, static_cast<int>(view.moves.size()),
-        [&view](int i) { return view.moves[i]; }, &by_view,
-        [] { return absl::OkStatus(); });
-    const absl::Status message_status =
-        fuzz::Service().AnswerAdjudicate(parsed, &by_message);
-    FUZZ_CHECK(view_status == message_status &&
-                   by_view.SerializeAsString() ==
-                       by_message.SerializeAsString(),
-               "AnswerRecord over the view differs from AnswerAdjudicate");
-  }
+  if (read_in_place) CheckInPlaceRead(bytes, view);
   v1::AdjudicateRequest request;
   if (!fuzz::ParseBoth(bytes, {"request", "variant", "start_position", "moves"},
                        &request)

@@ -120,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
 
-  const std::vector<Square>& squares = move->squares;
+  const auto& squares = move->squares;
   const Square origin = squares.front();
   const Square destination = squares.back();
   Seat owner;

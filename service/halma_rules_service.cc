@@ -331,8 +331,8 @@ absl::Status HalmaRulesService::AnswerRecord(
                      options_.max_record_moves, " (max_record_moves)"));
   }
   RequestBoard board;
-  if (absl::Status status = ResolveBoard(variant_proto, start_position,
-                                         "start_position", &board);
+  if (absl::Status status =
+          ResolveBoard(variant_proto, start_position, "start_position", &board);
       !status.ok()) {
     return status;
   }

@@ -77,11 +77,11 @@ class HalmaRulesService final : public RulesServiceBase {
       absl::FunctionRef<absl::Status()> checkpoint) const;
   // The same over the request's parts: the moves are `move_at(0)` to
   // `move_at(move_count - 1)` (the handler reads them in place).
-  absl::Status AnswerRecord(
-      const v1::Variant& variant, absl::string_view start_position,
-      int move_count, absl::FunctionRef<absl::string_view(int)> move_at,
-      v1::AdjudicateResponse* response,
-      absl::FunctionRef<absl::Status()> checkpoint) const;
+  absl::Status AnswerRecord(const v1::Variant& variant,
+                            absl::string_view start_position, int move_count,
+                            absl::FunctionRef<absl::string_view(int)> move_at,
+                            v1::AdjudicateResponse* response,
+                            absl::FunctionRef<absl::Status()> checkpoint) const;
   absl::Status AnswerListVariants(const v1::ListVariantsRequest& request,
                                   v1::ListVariantsResponse* response) const;
 

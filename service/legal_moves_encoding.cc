@@ -12,8 +12,8 @@
 namespace halma::service {
 namespace {
 
-using google::protobuf::io::CodedOutputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedOutputStream;
 
 // Field tags, as protobuf writes them: (number << 3) | wire type.
 constexpr std::uint8_t kLength = WireFormatLite::WIRETYPE_LENGTH_DELIMITED;

@@ -212,8 +212,8 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
   return true;
 }
 
-absl::string_view FlatBytes(const grpc::ByteBuffer& buffer,
-                            grpc::Slice* slice, std::string* storage) {
+absl::string_view FlatBytes(const grpc::ByteBuffer& buffer, grpc::Slice* slice,
+                            std::string* storage) {
   if (buffer.TrySingleSlice(slice).ok()) {
     return absl::string_view(reinterpret_cast<const char*>(slice->begin()),
                              slice->size());

@@ -40,15 +40,17 @@ struct AdjudicateRequestView {
 // serializers write: fields 1 and 2 at most once each, field 3 any number
 // of times, in any order, every string ASCII (so valid UTF-8), nothing
 // else. Returns false for anything else, leaving it to ParseRequest (which
-// accepts or refuses it, naming the field). Whenever it returns true, the
-// view holds exactly what protobuf would parse.
+// accepts or refuses it, naming the field). The variant's bytes are not
+// looked into: when they parse as a Variant, the request parses too, and
+// the view holds exactly what protobuf would parse; when they do not, the
+// request does not either.
 bool ReadAdjudicateRequest(absl::string_view bytes,
                            AdjudicateRequestView* view);
 
 // The bytes of `buffer` in one piece: its one slice, or else a copy in
 // `storage`.
-absl::string_view FlatBytes(const grpc::ByteBuffer& buffer,
-                            grpc::Slice* slice, std::string* storage);
+absl::string_view FlatBytes(const grpc::ByteBuffer& buffer, grpc::Slice* slice,
+                            std::string* storage);
 
 // Serializes `response` into `out`; INTERNAL if it cannot.
 absl::Status SerializeResponse(const google::protobuf::Message& response,

@@ -24,7 +24,8 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
     if (i % kCheckpointInterval == kCheckpointInterval - 1) {
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
-    if (absl::Status parsed = ParseMoveInto(move_at(i), variant.size, &moves[i]);
+    if (absl::Status parsed =
+            ParseMoveInto(move_at(i), variant.size, &moves[i]);
         !parsed.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("ply ", i + 1, ": ", parsed.message()));

@@ -89,8 +89,8 @@ int Split(absl::string_view text, char separator, absl::string_view* parts,
   while (true) {
     const size_t end = text.find(separator, start);
     const absl::string_view part = text.substr(
-        start, end == absl::string_view::npos ? absl::string_view::npos
-                                              : end - start);
+        start,
+        end == absl::string_view::npos ? absl::string_view::npos : end - start);
     if (count < capacity) parts[count] = part;
     ++count;
     if (end == absl::string_view::npos) return count;
@@ -193,7 +193,8 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
                      BoardText(n), ", expected ", FileRange(n)));
   }
   if (text.size() == 1) {
-    return Malformed("square", text, absl::StrCat("missing rank, ", expected()));
+    return Malformed("square", text,
+                     absl::StrCat("missing rank, ", expected()));
   }
   size_t i = 1;
   int rank = 0;
@@ -202,8 +203,9 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
     ++i;
   }
   if (i == 1) {
-    return Malformed("square", text,
-                     absl::StrCat("no rank number after the file, ", expected()));
+    return Malformed(
+        "square", text,
+        absl::StrCat("no rank number after the file, ", expected()));
   }
   if (i < text.size()) {
     return Malformed("square", text,
@@ -428,7 +430,8 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
 int PathTextLength(const Square* squares, int count) {
   if (count == 0) return 0;
   int length = count - 1;  // The dashes.
-  for (int i = 0; i < count; ++i) length += notation_internal::kSquareTexts[squares[i]].length;
+  for (int i = 0; i < count; ++i)
+    length += notation_internal::kSquareTexts[squares[i]].length;
   return length;
 }
 

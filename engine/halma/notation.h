@@ -54,7 +54,8 @@ extern const std::array<SquareText, kSquareCount> kSquareTexts;
 // thousands of squares of an answer builds no strings. Its data() always
 // has three readable bytes (a copier may move three at once).
 inline absl::string_view SquareName(Square s) {
-  const notation_internal::SquareText& name = notation_internal::kSquareTexts[s];
+  const notation_internal::SquareText& name =
+      notation_internal::kSquareTexts[s];
   return absl::string_view(name.text, name.length);
 }
 // The length of a path's text, its squares joined by '-' ("c3-e5-g7").

@@ -3,6 +3,8 @@
 // serialized by protobuf: the bytes must be identical, on the committed
 // position sets of every preset (dense and typical midgames), the start
 // positions, origin filters and finished games.
+#include "service/legal_moves_encoding.h"
+
 #include <algorithm>
 #include <fstream>
 #include <string>
@@ -19,7 +21,6 @@
 #include "nlohmann/json.hpp"
 #include "service/convert.h"
 #include "service/halma_rules_service.h"
-#include "service/legal_moves_encoding.h"
 
 namespace halma::service {
 namespace {
@@ -111,8 +112,8 @@ class LegalMovesEncodingTest : public ::testing::Test {
         });
     EXPECT_TRUE(status.ok()) << status;
     EXPECT_EQ(allocations, 1u);
-    EXPECT_EQ(bytes, Serialized(plain)) << preset << " " << text << " "
-                                        << origin;
+    EXPECT_EQ(bytes, Serialized(plain))
+        << preset << " " << text << " " << origin;
     // And the message form, which tests and fuzzers use, agrees.
     v1::LegalMovesResponse parsed;
     EXPECT_TRUE(service_.AnswerLegalMoves(request, &parsed).ok());
@@ -126,8 +127,7 @@ class LegalMovesEncodingTest : public ::testing::Test {
 TEST_F(LegalMovesEncodingTest, StartPositionsOfEveryPreset) {
   for (const PresetTable::Entry& entry : PresetTable::Get().entries()) {
     const Variant& variant = entry.variant;
-    const std::string start =
-        FormatPosition(StartPosition(variant), variant);
+    const std::string start = FormatPosition(StartPosition(variant), variant);
     EXPECT_GT(ExpectSameBytes(variant.spec.name, start), 0);
   }
 }
@@ -198,9 +198,9 @@ TEST_F(LegalMovesEncodingTest, FinishedGames) {
     ASSERT_TRUE(result.ok()) << result.status();
     if (!result->status.over) continue;
     ++finished;
-    EXPECT_EQ(
-        ExpectSameBytes(preset, FormatPosition(result->final_position, variant)),
-        0);
+    EXPECT_EQ(ExpectSameBytes(preset,
+                              FormatPosition(result->final_position, variant)),
+              0);
   }
   EXPECT_GT(finished, 0);
 }

@@ -85,7 +85,9 @@ TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
            kPreset + Field(3, "b1-d\xc3\xa9"),
            kPreset + Field(2, "\xff"),
            // Truncated: a length past the end, a varint cut short.
-           kPreset + std::string("\x1a\x05" "ab", 4),
+           kPreset + std::string("\x1a\x05"
+                                 "ab",
+                                 4),
            kPreset + std::string("\x1a\x80", 2),
            std::string("\x1a\xff\xff\xff\xff\xff\x01", 7),
        }) {
