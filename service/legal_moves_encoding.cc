@@ -42,6 +42,20 @@ std::uint8_t* WriteSquare(Square square, std::uint8_t* out) {
   return out + name.size();
 }
 
+// Each square's place in the answer order, file then rank (FileOf << 4 |
+// RankOf): one load instead of the bit arithmetic of both.
+struct OrderKeys {
+  std::uint8_t key[kSquareCount];
+  constexpr OrderKeys() : key() {
+    for (int s = 0; s < kSquareCount; ++s) {
+      const Square square = static_cast<Square>(s);
+      key[s] =
+          static_cast<std::uint8_t>((FileOf(square) << 4) | RankOf(square));
+    }
+  }
+};
+constexpr OrderKeys kOrderKeys;
+
 // Upper bound on the bytes of one Move of a path of `length` squares: tag
 // and two-byte length, two tagged squares, the tagged path (each square at
 // most three characters and a dash, the length in two bytes), the hops.
@@ -70,10 +84,13 @@ std::uint8_t* WriteMove(const LegalMovesAnswer& answer, int i,
   *out++ = kMovePath;
   std::uint8_t* const path_length_at = out++;  // The same, for the path.
   std::uint8_t* const path_text = out;
+  // Each square and a dash after it, three bytes copied per name (the
+  // next write covers the extra one); the last dash is then dropped.
   for (int k = 0; k < length; ++k) {
-    if (k > 0) *out++ = '-';
     out = WriteSquare(path[k], out);
+    *out++ = '-';
   }
+  out -= length > 0 ? 1 : 0;
   const std::size_t path_size = out - path_text;
   if (path_size >= 128) {
     std::memmove(path_text + 1, path_text, path_size);
@@ -119,8 +136,8 @@ void AnswerOrder(const MoveList& list, std::uint16_t* order) {
   int high[257] = {};
   for (int i = 0; i < n; ++i) {
     const LegalMove& move = list.moves[i];
-    const int key = (FileOf(move.origin) << 12) | (RankOf(move.origin) << 8) |
-                    (FileOf(move.destination) << 4) | RankOf(move.destination);
+    const int key =
+        (kOrderKeys.key[move.origin] << 8) | kOrderKeys.key[move.destination];
     keys[i] = static_cast<std::uint16_t>(key);
     ++low[(key & 255) + 1];
     ++high[(key >> 8) + 1];
