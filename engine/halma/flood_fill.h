@@ -57,8 +57,9 @@ struct FloodFillGroupInfo {
 // All `count` pieces, group after group, in one call so that the per-group
 // work stays inside the kernel. Only rows 0..grid_rows - 1 of the class
 // grids hold squares of the board; with at most four (boards up to 8x8) a
-// lane needs 32 bits, and the AVX2 kernel runs eight lanes per register;
-// with five it may run three registers in a group.
+// lane needs 32 bits, and the kernels run twice the lanes per vector (8
+// per AVX2 register, 4 per SSE2 one); with five, the AVX2 kernel may run
+// three registers in a group.
 // origins and classes need kMaxFloodFillLanes - 1 idle entries (origin 0,
 // any class) after the last piece. Writes one FloodFillGroupInfo per group
 // (the groups take the pieces in order) and returns the number of groups;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstring>
 #include <utility>
 
 #include "halma/flood_fill.h"
@@ -144,10 +145,12 @@ inline void ListJumpers(const std::uint64_t jumping[4], MoveSet* set) {
       n += bit != 0;
     }
   }
-  for (int j = n; j < n + kMaxFloodFillLanes - 1; ++j) {
-    set->jumper_bits[j] = 0;
-    set->jumper_classes[j] = 0;
-  }
+  // Fixed-size copies, which the compiler inlines (a loop would become a
+  // call to memset).
+  static constexpr std::uint64_t kNoBits[kMaxFloodFillLanes] = {};
+  static constexpr std::uint8_t kNoClasses[kMaxFloodFillLanes] = {};
+  std::memcpy(set->jumper_bits + n, kNoBits, sizeof kNoBits);
+  std::memcpy(set->jumper_classes + n, kNoClasses, sizeof kNoClasses);
   set->jumper_count = n;
 }
 
