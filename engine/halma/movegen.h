@@ -42,13 +42,13 @@ struct MoveList {
 // The most pieces a seat can have: two camps of eight full rows fill a
 // 16x16 board.
 inline constexpr int kMaxPiecesPerSeat = 128;
-// Jump layers of all pieces, flood-filled up to eight at a time
-// (flood_fill.h): a group stores one word per lane per layer of its deepest
-// piece, so at most eight times the sum over pieces of (layers + 1). A piece
-// has at most one layer per empty square of its class, and a class's p
-// pieces and e empty squares give p * e <= 1024. (Boards up to 10x10 may
-// run twelve or sixteen lanes a group, but their classes have at most 25
-// squares, p * e <= 156.)
+// Jump layers of all pieces, flood-filled several at a time (flood_fill.h):
+// a group stores one word per lane per layer of its deepest piece, so with
+// up to eight lanes at most eight times the sum over pieces of
+// (layers + 1). A piece has at most one layer per empty square of its
+// class, and a class's p pieces and e empty squares give p * e <= 1024.
+// (Boards up to 10x10 may run twelve or sixteen lanes a group, but their
+// classes have at most 25 squares, p * e <= 156.)
 inline constexpr int kMaxLayerWords = 8 * (4 * 1024 + kMaxPiecesPerSeat);
 
 // The legal-move set of one seat in bitboard form, which is how the engine
@@ -60,8 +60,8 @@ struct MoveSet {
   // One piece that can jump, as ForEachJumper hands it out.
   struct Jumper {
     Square origin;
-    // Layers stored. The piece was flood-filled with up to seven others,
-    // so the last of them may be empty.
+    // Layers stored. The piece was flood-filled with others, as deep as
+    // the deepest of them, so its last layers may be empty.
     int depth;
     int stride;                  // Words between its consecutive layers.
     const std::uint64_t* first;  // Its layer 1.
