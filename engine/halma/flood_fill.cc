@@ -75,9 +75,9 @@ int FloodFillNarrowBaseline(const std::uint64_t (*landing)[4],
   // Interleaved with zeros, four lanes are two 64-bit words.
   const NarrowLanes zero{};
   const auto widen = [&zero](NarrowLanes v, std::uint64_t* words) {
-    const NarrowLanes low = __builtin_shuffle(v, zero, NarrowLanes{0, 4, 1, 5});
-    const NarrowLanes high =
-        __builtin_shuffle(v, zero, NarrowLanes{2, 6, 3, 7});
+    // __builtin_shufflevector: both GCC (12 and later) and clang have it.
+    const NarrowLanes low = __builtin_shufflevector(v, zero, 0, 4, 1, 5);
+    const NarrowLanes high = __builtin_shufflevector(v, zero, 2, 6, 3, 7);
     __builtin_memcpy(words, &low, sizeof low);
     __builtin_memcpy(words + 2, &high, sizeof high);
   };
