@@ -63,6 +63,21 @@ constexpr std::size_t MaxMoveBytes(std::size_t length) {
   return 3 + 2 * (2 + 3) + 3 + 4 * length + 2;
 }
 
+// Writes the length of the bytes from `length_at + 1` to `end` into the one
+// byte reserved for it at `length_at`, moving them along by one in the rare
+// case the length takes two (a Move is at most a few hundred bytes, so
+// never three); returns their end.
+std::uint8_t* FillLength(std::uint8_t* length_at, std::uint8_t* end) {
+  std::uint8_t* const start = length_at + 1;
+  const std::size_t size = end - start;
+  if (size < 128) {
+    *length_at = static_cast<std::uint8_t>(size);
+    return end;
+  }
+  std::memmove(start + 1, start, size);
+  return WriteVarint(static_cast<std::uint32_t>(size), length_at) + size;
+}
+
 // Writes the Move field of `answer`'s i-th move at `out`; returns its end.
 std::uint8_t* WriteMove(const LegalMovesAnswer& answer, int i,
                         std::uint8_t* out) {
@@ -74,7 +89,6 @@ std::uint8_t* WriteMove(const LegalMovesAnswer& answer, int i,
   // The Move's length goes first, before its size is known: one byte is
   // reserved, and the body moved along in the rare case it needs two.
   std::uint8_t* const length_at = out++;
-  std::uint8_t* const body = out;
   *out++ = kMoveOrigin;
   *out++ = static_cast<std::uint8_t>(SquareName(move.origin).size());
   out = WriteSquare(move.origin, out);
@@ -83,7 +97,6 @@ std::uint8_t* WriteMove(const LegalMovesAnswer& answer, int i,
   out = WriteSquare(move.destination, out);
   *out++ = kMovePath;
   std::uint8_t* const path_length_at = out++;  // The same, for the path.
-  std::uint8_t* const path_text = out;
   // Each square and a dash after it, three bytes copied per name (the
   // next write covers the extra one); the last dash is then dropped.
   for (int k = 0; k < length; ++k) {
@@ -91,27 +104,12 @@ std::uint8_t* WriteMove(const LegalMovesAnswer& answer, int i,
     *out++ = '-';
   }
   out -= length > 0 ? 1 : 0;
-  const std::size_t path_size = out - path_text;
-  if (path_size >= 128) {
-    std::memmove(path_text + 1, path_text, path_size);
-    out = WriteVarint(static_cast<std::uint32_t>(path_size), path_length_at) +
-          path_size;
-  } else {
-    *path_length_at = static_cast<std::uint8_t>(path_size);
-  }
+  out = FillLength(path_length_at, out);
   if (move.hops != 0) {
     *out++ = kMoveHops;
     out = WriteVarint(move.hops, out);
   }
-  const std::size_t body_size = out - body;
-  if (body_size >= 128) {
-    std::memmove(body + 1, body, body_size);
-    out = WriteVarint(static_cast<std::uint32_t>(body_size), length_at) +
-          body_size;
-  } else {
-    *length_at = static_cast<std::uint8_t>(body_size);
-  }
-  return out;
+  return FillLength(length_at, out);
 }
 
 std::uint8_t* WriteText(std::uint8_t tag, absl::string_view text,

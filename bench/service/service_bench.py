@@ -42,6 +42,9 @@ DEFAULT_SERVER = os.path.join(REPO, "build", "service", "halma_server")
 DEFAULT_NGHTTPX = "/usr/sbin/nghttpx"
 LISTEN_LINE = re.compile(r"^halma_server listening on 127\.0\.0\.1:(\d+) ")
 FLOOR = "health"
+# The /proc readers of the attack suite (process trees, CPU, RSS), shared.
+sys.path.insert(0, os.path.join(REPO, "tests", "attack"))
+import harness  # noqa: E402
 # h2load processes per run at most. The layout of a run depends only on
 # this, the concurrency and the most distinct requests of any scenario.
 MAX_PROCESSES = 16
@@ -156,62 +159,10 @@ def select(scenarios, globs):
 
 # --- /proc ---------------------------------------------------------------
 
-def children(pid):
-    kids = []
-    try:
-        tasks = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return kids
-    for tid in tasks:
-        try:
-            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
-                kids.extend(int(x) for x in f.read().split())
-        except OSError:
-            pass
-    return kids
-
-
-def process_tree(pid):
-    """pid and its descendants (nghttpx behind the front proxy)."""
-    seen, stack = [], [pid]
-    while stack and len(seen) < 100:
-        p = stack.pop()
-        if p not in seen:
-            seen.append(p)
-            stack.extend(children(p))
-    return seen
-
-
-def cpu_ticks(pids):
-    """utime + stime, in clock ticks, of the given processes."""
-    ticks = 0
-    for p in pids:
-        try:
-            with open("/proc/%d/stat" % p) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            pass
-    return ticks
-
-
 def children_cpu_seconds():
     """User + system CPU of this process's reaped children (the h2loads)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-def rss_kib(pids):
-    total = 0
-    for p in pids:
-        try:
-            with open("/proc/%d/status" % p) as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
 
 
 # --- the server ----------------------------------------------------------
@@ -269,13 +220,13 @@ class Server:
         found.set()
 
     def tree(self):
-        return process_tree(self.pid)
+        return harness.process_tree(self.pid)
 
-    def cpu_ticks(self):
-        return cpu_ticks(self.tree())
+    def cpu_seconds(self):
+        return harness.cpu_seconds(self.tree())
 
     def rss_mib(self):
-        return rss_kib(self.tree()) / 1024.0
+        return harness.tree_rss_bytes(self.pid) / 2.0 ** 20
 
     def check_alive(self):
         if self.process.poll() is not None:
@@ -522,7 +473,7 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
                 break
         return failures
 
-    ticks0 = server.cpu_ticks()
+    cpu0 = server.cpu_seconds()
     clients0 = children_cpu_seconds()
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(len(processes)) as pool:
@@ -534,7 +485,7 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
             h2load.kill_all()
             raise
     seconds = time.monotonic() - t0
-    ticks1 = server.cpu_ticks()
+    cpu1 = server.cpu_seconds()
     clients1 = children_cpu_seconds()
     server.check_alive()
     if failures:
@@ -551,7 +502,6 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
                                  len(d), bad, n))
         durations += d
     durations.sort()
-    hz = os.sysconf("SC_CLK_TCK")
     return {
         "scenario": scenario["name"], "concurrency": concurrency,
         "calls": calls, "seconds": round(seconds, 4),
@@ -560,9 +510,9 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
         "p90_ms": percentile(durations, 0.90) / 1000.0,
         "p99_ms": percentile(durations, 0.99) / 1000.0,
         "max_ms": durations[-1] / 1000.0,
-        "cpu_us_per_call": (ticks1 - ticks0) * 1e6 / hz / calls,
+        "cpu_us_per_call": (cpu1 - cpu0) * 1e6 / calls,
         # Server CPU time over wall time: 1.0 is one CPU kept busy.
-        "server_cpus_busy": (ticks1 - ticks0) / hz / seconds,
+        "server_cpus_busy": (cpu1 - cpu0) / seconds,
         # The same for the h2load processes (all reaped by now): near 1.0,
         # the load generator's one CPU is what limits the calls per second.
         "h2load_cpus_busy": (clients1 - clients0) / seconds,

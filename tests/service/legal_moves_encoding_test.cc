@@ -177,6 +177,62 @@ TEST_F(LegalMovesEncodingTest, OriginFilters) {
   }
 }
 
+TEST(LegalMovesEncoding, LongPathsTakeTwoByteLengths) {
+  // No real position here has a Move of 128 bytes or more (a chain of
+  // about 30 hops), so the encoder is given lists of its own: paths of 1
+  // to 64 squares, whose Moves and path texts cross the one-byte lengths.
+  static MoveList list;
+  static MovePaths paths;
+  list.size = 0;
+  paths.offset[0] = 0;
+  for (int length = 1; length <= kMaxPathSquares; ++length) {
+    const int i = list.size++;
+    paths.offset[i + 1] = paths.offset[i] + length;
+    for (int k = 0; k < length; ++k) {
+      paths.squares[paths.offset[i] + k] =
+          MakeSquare((3 * k + length) % 16, (5 * k) % 16);
+    }
+    list.moves[i] = LegalMove{paths.Path(i)[0], paths.Path(i)[length - 1],
+                              static_cast<std::uint8_t>(length - 1)};
+  }
+  std::uint16_t order[kMaxPathSquares];
+  AnswerOrder(list, order);
+  v1::GameStatus status;
+  status.set_state(v1::GameStatus::STATE_IN_PROGRESS);
+  v1::LegalMovesResponse plain;
+  for (int j = 0; j < list.size; ++j) {
+    const int i = order[j];
+    v1::Move* move = plain.add_moves();
+    move->set_origin(FormatSquare(list.moves[i].origin));
+    move->set_destination(FormatSquare(list.moves[i].destination));
+    move->set_path(FormatPath(paths.Path(i), paths.Length(i)));
+    move->set_hops(list.moves[i].hops);
+  }
+  plain.set_count(list.size);
+  *plain.mutable_status() = status;
+  plain.set_position(std::string(200, 'w'));  // A two-byte length too.
+  int long_moves = 0;
+  for (const v1::Move& move : plain.moves()) {
+    if (move.ByteSizeLong() >= 128) ++long_moves;
+  }
+  EXPECT_GT(long_moves, 10);
+
+  LegalMovesAnswer answer;
+  answer.list = &list;
+  answer.paths = &paths;
+  answer.order = order;
+  answer.move_count = list.size;
+  answer.status = &status;
+  const std::string position = plain.position();
+  answer.position = position;
+  std::string bytes;
+  EncodeLegalMovesResponse(answer, [&bytes](std::size_t size) {
+    bytes.assign(size, '\xff');
+    return bytes.data();
+  });
+  EXPECT_EQ(bytes, Serialized(plain));
+}
+
 TEST_F(LegalMovesEncodingTest, FinishedGames) {
   // The decided records of the public vectors: their final positions'
   // answers list no moves and carry the deciding rule.
