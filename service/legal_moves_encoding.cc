@@ -1,6 +1,5 @@
 #include "service/legal_moves_encoding.h"
 
-#include <algorithm>
 #include <cstring>
 #include <vector>
 

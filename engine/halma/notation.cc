@@ -229,8 +229,10 @@ absl::StatusOr<Square> ParseSquare(absl::string_view text, int n) {
 // GCC 12 warns, wrongly, that moving a MoveText into the StatusOr copies
 // uninitialized inline storage of its InlinedVector (only `size` entries
 // are ever read).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 absl::StatusOr<MoveText> ParseMove(absl::string_view text, int n) {
   MoveText move;
   absl::Status status = ParseMoveInto(text, n, &move);
@@ -286,7 +288,9 @@ absl::Status ParseMoveInto(absl::string_view text, int n, MoveText* out) {
   }
   return absl::OkStatus();
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 absl::StatusOr<Position> ParsePosition(absl::string_view text,
                                        const Variant& variant) {
@@ -427,32 +431,16 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
   return pos;
 }
 
-int PathTextLength(const Square* squares, int count) {
-  if (count == 0) return 0;
-  int length = count - 1;  // The dashes.
-  for (int i = 0; i < count; ++i)
-    length += notation_internal::kSquareTexts[squares[i]].length;
-  return length;
-}
-
-char* WritePath(const Square* squares, int count, char* out) {
-  for (int i = 0; i < count; ++i) {
-    if (i > 0) *out++ = '-';
-    const SquareText& name = notation_internal::kSquareTexts[squares[i]];
-    // Three bytes are always there to copy; only `length` of them count.
-    out[0] = name.text[0];
-    out[1] = name.text[1];
-    if (name.length == 3) out[2] = name.text[2];
-    out += name.length;
-  }
-  return out;
-}
-
 std::string FormatSquare(Square s) { return std::string(SquareName(s)); }
 
 std::string FormatPath(const Square* squares, int count) {
-  std::string out(PathTextLength(squares, count), '\0');
-  WritePath(squares, count, out.data());
+  std::string out;
+  out.reserve(4 * count);  // A name is at most three characters, then '-'.
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) out += '-';
+    const absl::string_view name = SquareName(squares[i]);
+    out.append(name.data(), name.size());
+  }
   return out;
 }
 

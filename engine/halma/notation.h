@@ -58,10 +58,6 @@ inline absl::string_view SquareName(Square s) {
       notation_internal::kSquareTexts[s];
   return absl::string_view(name.text, name.length);
 }
-// The length of a path's text, its squares joined by '-' ("c3-e5-g7").
-int PathTextLength(const Square* squares, int count);
-// Writes that text (PathTextLength bytes) at `out`; returns its end.
-char* WritePath(const Square* squares, int count, char* out);
 std::string FormatSquare(Square s);
 std::string FormatMove(const MoveText& move);
 std::string FormatPath(const Square* squares, int count);
