@@ -1,0 +1,60 @@
+// The worked example end to end: `node dist/example.js 127.0.0.1:PORT`.
+
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
+
+import { ServerProcess, TESTDATA } from "./server";
+
+const run = promisify(execFile);
+const EXAMPLE = path.resolve(__dirname, "../example.js");
+
+function checkOutput(stdout: string): void {
+  const lines = stdout.split("\n");
+  assert.equal(lines[0], "health: SERVING");
+  assert.equal(lines[1], "variants (5):");
+  assert.match(stdout, /^ {2}brainking-8x8: 8x8, 10 pieces per seat, from BrainKing Halma 8x8$/m);
+  assert.match(stdout, /^legal moves from a3: a3-a5 \(1 hops\), a3-b4 \(0 hops\), a3-c3 \(1 hops\)$/m);
+  assert.match(stdout, /^validate b1-d3: legal=true, position after: 4bbbb\/5bbb\/6bb\/7b\/w7\/ww1w4\/www5\/w1ww4 b 1,0$/m);
+  assert.match(stdout, /^validate a1-b2: legal=false, ILLEGAL_REASON_DESTINATION_OCCUPIED: b2 is occupied$/m);
+  assert.match(stdout, /^ply 1: w plays a1-c3 \(of 24 legal moves\)$/m);
+  assert.match(stdout, /^ply 6: b plays /m);
+  assert.match(stdout, /^ {2}moves played: 6, final position: /m);
+  assert.match(stdout, /^ {2}move counts: w 3, b 3$/m);
+  assert.match(stdout, /^ {2}illegal move at ply 7: a1-b2: /m);
+  assert.match(stdout, /^an unknown preset: INVALID_ARGUMENT: variant\.preset: variant "brainking-9x9": no such preset/m);
+}
+
+describe("example.js", () => {
+  let server: ServerProcess;
+  let tlsServer: ServerProcess;
+  const cert = path.join(TESTDATA, "server.crt");
+
+  before(async () => {
+    server = await ServerProcess.start();
+    tlsServer = await ServerProcess.start([`--tls_cert=${cert}`, `--tls_key=${path.join(TESTDATA, "server.key")}`]);
+  });
+
+  after(async () => {
+    assert.equal(await server?.stop(), 0);
+    assert.equal(await tlsServer?.stop(), 0);
+  });
+
+  test("plays a short game in plaintext", async () => {
+    const { stdout, stderr } = await run(process.execPath, [EXAMPLE, server.target], { timeout: 30_000 });
+    assert.equal(stderr, "");
+    checkOutput(stdout);
+  });
+
+  test("plays the same game over TLS with --ca", async () => {
+    const { stdout } = await run(process.execPath, [EXAMPLE, tlsServer.target, "--ca", cert], { timeout: 30_000 });
+    checkOutput(stdout);
+  });
+
+  test("exits 2 on a usage error and 1 on an unreachable server", async () => {
+    await assert.rejects(run(process.execPath, [EXAMPLE]), { code: 2 });
+    await assert.rejects(run(process.execPath, [EXAMPLE, "127.0.0.1:1"], { timeout: 30_000 }), { code: 1 });
+  });
+});
