@@ -1,0 +1,145 @@
+package halma
+
+import (
+	"context"
+	"math/rand"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials"
+
+	"halma-rules/client/go/gen/halmapb"
+	"halma-rules/client/go/gen/healthpb"
+)
+
+// Client calls one halma-rules server. It is safe for concurrent use.
+type Client struct {
+	conn   *grpc.ClientConn
+	rules  halmapb.HalmaRulesClient
+	health healthpb.HealthClient
+}
+
+// Dial creates a client of the server at target ("host:port", or any
+// grpc-go target). It does not wait for the connection: a server that is
+// not up yet makes the first calls fail with UNAVAILABLE (and retry).
+// Errors are those of the options (such as an unreadable CA file).
+func Dial(target string, opts ...Option) (*Client, error) {
+	s := settings{
+		timeout:    DefaultTimeout,
+		attempts:   DefaultAttempts,
+		initial:    DefaultInitialBackoff,
+		maxBackoff: DefaultMaxBackoff,
+	}
+	for _, opt := range opts {
+		if err := opt(&s); err != nil {
+			return nil, err
+		}
+	}
+	policy := &callPolicy{
+		timeout:    s.timeout,
+		attempts:   s.attempts,
+		initial:    s.initial,
+		maxBackoff: s.maxBackoff,
+		rng:        rand.New(rand.NewSource(time.Now().UnixNano())),
+	}
+	transport := grpc.WithInsecure()
+	if s.tls != nil {
+		transport = grpc.WithTransportCredentials(credentials.NewTLS(s.tls))
+	}
+	dialOptions := append([]grpc.DialOption{
+		transport,
+		// The first interceptor of the chain is the outermost.
+		grpc.WithChainUnaryInterceptor(policy.intercept),
+		// Reconnect as soon as a retry would try again (gRPC's default
+		// waits 1 s, then 1.6 s, ..., after a failed connection).
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{
+				BaseDelay:  s.initial,
+				Multiplier: backoffMultiplier,
+				Jitter:     backoffJitter,
+				MaxDelay:   s.maxBackoff,
+			},
+			MinConnectTimeout: 20 * time.Second,
+		}),
+	}, s.dialOptions...)
+	conn, err := grpc.Dial(target, dialOptions...)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		conn:   conn,
+		rules:  halmapb.NewHalmaRulesClient(conn),
+		health: healthpb.NewHealthClient(conn),
+	}, nil
+}
+
+// Close closes the connection; calls in flight fail with CANCELED.
+func (c *Client) Close() error {
+	return c.conn.Close()
+}
+
+// Conn returns the underlying connection, for other services on the same
+// server (calls on it get the client's deadline and retries too).
+func (c *Client) Conn() *grpc.ClientConn {
+	return c.conn
+}
+
+// Preset is the variant with this preset name, e.g. "brainking-8x8".
+func Preset(name string) *halmapb.Variant {
+	return &halmapb.Variant{Kind: &halmapb.Variant_Preset{Preset: name}}
+}
+
+// Custom is a custom variant.
+func Custom(spec *halmapb.VariantSpec) *halmapb.Variant {
+	return &halmapb.Variant{Kind: &halmapb.Variant_Custom{Custom: spec}}
+}
+
+// ValidateMove checks one move of the side to move. An illegal move is an
+// answer with Legal false, Reason and Message, not an error.
+func (c *Client) ValidateMove(ctx context.Context, req *halmapb.ValidateMoveRequest) (*halmapb.ValidateMoveResponse, error) {
+	resp, err := c.rules.ValidateMove(ctx, req)
+	if err != nil {
+		return nil, newError("ValidateMove", err)
+	}
+	return resp, nil
+}
+
+// LegalMoves lists the legal moves of the side to move (of one piece when
+// req.Origin is set).
+func (c *Client) LegalMoves(ctx context.Context, req *halmapb.LegalMovesRequest) (*halmapb.LegalMovesResponse, error) {
+	resp, err := c.rules.LegalMoves(ctx, req)
+	if err != nil {
+		return nil, newError("LegalMoves", err)
+	}
+	return resp, nil
+}
+
+// Adjudicate replays a game record; a record with an illegal move is an
+// answer with IllegalMove set, not an error.
+func (c *Client) Adjudicate(ctx context.Context, req *halmapb.AdjudicateRequest) (*halmapb.AdjudicateResponse, error) {
+	resp, err := c.rules.Adjudicate(ctx, req)
+	if err != nil {
+		return nil, newError("Adjudicate", err)
+	}
+	return resp, nil
+}
+
+// ListVariants lists the preset variants.
+func (c *Client) ListVariants(ctx context.Context) (*halmapb.ListVariantsResponse, error) {
+	resp, err := c.rules.ListVariants(ctx, &halmapb.ListVariantsRequest{})
+	if err != nil {
+		return nil, newError("ListVariants", err)
+	}
+	return resp, nil
+}
+
+// Health asks grpc.health.v1.Health/Check about service ("" is the whole
+// server, "halma.v1.HalmaRules" the rules service).
+func (c *Client) Health(ctx context.Context, service string) (healthpb.HealthCheckResponse_ServingStatus, error) {
+	resp, err := c.health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+	if err != nil {
+		return healthpb.HealthCheckResponse_UNKNOWN, newError("Health", err)
+	}
+	return resp.GetStatus(), nil
+}
