@@ -52,9 +52,12 @@ func WithTLS(caFile string) Option {
 }
 
 // WithTLSConfig connects over TLS with this configuration (for client
-// certificates or the system's roots: &tls.Config{}).
+// certificates); nil means the system's roots.
 func WithTLSConfig(cfg *tls.Config) Option {
 	return func(s *settings) error {
+		if cfg == nil {
+			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
 		s.tls = cfg.Clone()
 		return nil
 	}

@@ -37,17 +37,21 @@ func main() {
 	if *caFile != "" {
 		opts = append(opts, halma.WithTLS(*caFile))
 	}
-	client, err := halma.Dial(flag.Arg(0), opts...)
+	os.Exit(run(flag.Arg(0), opts))
+}
+
+func run(target string, opts []halma.Option) int {
+	client, err := halma.Dial(target, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
 	defer client.Close()
 	if err := play(context.Background(), client); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		client.Close()
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 func play(ctx context.Context, c *halma.Client) error {
