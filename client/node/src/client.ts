@@ -185,6 +185,7 @@ export class HalmaClient {
   private readonly policy: RetryPolicy;
   private readonly defaultDeadlineMs: number;
   private readonly onRetry?: (event: RetryEvent) => void;
+  private closed = false;
 
   /** `target` is "host:port" (or any grpc-js target, e.g. "dns:///host:port"). */
   constructor(target: string, options: HalmaClientOptions = {}) {
@@ -239,8 +240,9 @@ export class HalmaClient {
     return this.call(HealthService.check, HealthCheckRequest.fromPartial({ service }), options);
   }
 
-  /** Closes the channel; calls made afterwards fail. */
+  /** Closes the channel; calls made (or retried) afterwards fail with CANCELLED. */
   close(): void {
+    this.closed = true;
     this.client.close();
   }
 
@@ -291,6 +293,9 @@ export class HalmaClient {
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) {
         throw new HalmaError(name, grpc.status.CANCELLED, "cancelled by the caller", attempt - 1);
+      }
+      if (this.closed) {
+        throw new HalmaError(name, grpc.status.CANCELLED, "the client is closed", attempt - 1);
       }
       try {
         return await this.attempt(method, bytes, metadata, deadline, signal);

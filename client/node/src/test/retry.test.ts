@@ -138,4 +138,14 @@ describe("retries", () => {
       client.close();
     }
   });
+
+  test("close() during a retry wait ends the call with CANCELLED", async () => {
+    const port = await freePort();
+    const client = new HalmaClient(`127.0.0.1:${port}`, {
+      retry: { maxAttempts: 10, initialBackoffMs: 200, jitter: 0 },
+      onRetry: () => client.close(),
+    });
+    await assert.rejects(client.listVariants(), { code: status.CANCELLED, details: "the client is closed", attempts: 1 });
+    await assert.rejects(client.checkHealth(), { code: status.CANCELLED, attempts: 0 });
+  });
 });
