@@ -213,22 +213,22 @@ export class HalmaClient {
   }
 
   /** Checks one move for the side to move (an empty position is the variant's start). */
-  validateMove(request: DeepPartial<ValidateMoveRequest>, options?: CallOptions): Promise<ValidateMoveResponse> {
+  async validateMove(request: DeepPartial<ValidateMoveRequest>, options?: CallOptions): Promise<ValidateMoveResponse> {
     return this.call(HalmaRulesService.validateMove, ValidateMoveRequest.fromPartial(request), options);
   }
 
   /** Lists the legal moves of the side to move, or only those from `origin`. */
-  legalMoves(request: DeepPartial<LegalMovesRequest>, options?: CallOptions): Promise<LegalMovesResponse> {
+  async legalMoves(request: DeepPartial<LegalMovesRequest>, options?: CallOptions): Promise<LegalMovesResponse> {
     return this.call(HalmaRulesService.legalMoves, LegalMovesRequest.fromPartial(request), options);
   }
 
   /** Replays a game record; the first illegal move, if any, is in `illegalMove`. */
-  adjudicate(request: DeepPartial<AdjudicateRequest>, options?: CallOptions): Promise<AdjudicateResponse> {
+  async adjudicate(request: DeepPartial<AdjudicateRequest>, options?: CallOptions): Promise<AdjudicateResponse> {
     return this.call(HalmaRulesService.adjudicate, AdjudicateRequest.fromPartial(request), options);
   }
 
   /** Lists the named variants with their parameters and start positions. */
-  listVariants(options?: CallOptions): Promise<ListVariantsResponse> {
+  async listVariants(options?: CallOptions): Promise<ListVariantsResponse> {
     return this.call(HalmaRulesService.listVariants, ListVariantsRequest.fromPartial({}), options);
   }
 
@@ -236,7 +236,7 @@ export class HalmaClient {
    * grpc.health.v1.Health/Check for `service` ("" is the server as a whole,
    * "halma.v1.HalmaRules" the rules service).
    */
-  checkHealth(service = "", options?: CallOptions): Promise<HealthCheckResponse> {
+  async checkHealth(service = "", options?: CallOptions): Promise<HealthCheckResponse> {
     return this.call(HealthService.check, HealthCheckRequest.fromPartial({ service }), options);
   }
 
