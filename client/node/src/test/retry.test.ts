@@ -55,18 +55,18 @@ describe("retries", () => {
     const port = await freePort();
     const events: RetryEvent[] = [];
     const client = new HalmaClient(`127.0.0.1:${port}`, {
-      retry: { maxAttempts: 10, initialBackoffMs: 100, maxBackoffMs: 5000, jitter: 0 },
+      retry: { maxAttempts: 10, initialBackoffMs: 100, maxBackoffMs: 5000, multiplier: 4, jitter: 0 },
       onRetry: (e) => events.push(e),
     });
     try {
       const started = performance.now();
-      // Waits 100 and 200 ms fit in 500 ms; the next one (400 ms) does not.
-      await assert.rejects(client.checkHealth("", { deadlineMs: 500 }), { code: status.UNAVAILABLE, attempts: 3 });
+      // Waits of 100 and 400 ms fit in 1000 ms; the next one (1600 ms) does not.
+      await assert.rejects(client.checkHealth("", { deadlineMs: 1000 }), { code: status.UNAVAILABLE, attempts: 3 });
       assert.deepEqual(
         events.map((e) => e.delayMs),
-        [100, 200],
+        [100, 400],
       );
-      assert.ok(performance.now() - started < 500);
+      assert.ok(performance.now() - started < 1000);
     } finally {
       client.close();
     }
