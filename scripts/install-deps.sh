@@ -12,6 +12,8 @@ PACKAGES=(
   # gRPC 1.51, Protocol Buffers 3.21, Abseil 20220623, health/reflection protos
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev grpc-proto
+  # protoc's .proto parser, for the reflection test (tests/service)
+  libprotoc-dev
   # Tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   # Sanitizer builds and libFuzzer (CMakePresets.json asan/tsan, fuzz/);

@@ -14,10 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpc/grpc.h"
-#include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/impl/server_builder_option.h"
-#include "grpcpp/impl/server_builder_plugin.h"
 #include "halma/flood_fill.h"
+#include "service/reflection/served_descriptor_set.h"
 
 #ifndef HALMA_VERSION
 #define HALMA_VERSION "unknown"
@@ -25,30 +23,6 @@
 
 namespace halma::service {
 namespace {
-
-// Decides, per server, whether reflection is served. Linking
-// libgrpc++_reflection registers its plugin for every ServerBuilder of the
-// process (a static initializer), so the plugin is removed from this
-// builder's list and, when wanted, added back exactly once: reflection can
-// then be off for one server and on for another in the same process.
-class ReflectionOption : public grpc::ServerBuilderOption {
- public:
-  explicit ReflectionOption(bool enabled) : enabled_(enabled) {}
-  void UpdateArguments(grpc::ChannelArguments* /*args*/) override {}
-  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>*
-                         plugins) override {
-    auto plugin =
-        std::make_unique<grpc::reflection::ProtoServerReflectionPlugin>();
-    const std::string name = plugin->name();
-    std::erase_if(*plugins, [&name](const auto& p) {
-      return p != nullptr && p->name() == name;
-    });
-    if (enabled_) plugins->push_back(std::move(plugin));
-  }
-
- private:
-  const bool enabled_;
-};
 
 absl::StatusOr<std::string> ReadFile(const std::string& path,
                                      absl::string_view setting) {
@@ -193,6 +167,20 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
       &server->grpc_port_);
   builder.RegisterService(server->rules_.get());
   builder.RegisterService(server->health_.get());
+  if (config.reflection) {
+    absl::StatusOr<std::unique_ptr<ReflectionFiles>> files =
+        ReflectionFiles::Create(ServedDescriptorSet(),
+                                {"halma.v1.HalmaRules", "grpc.health.v1.Health",
+                                 "grpc.reflection.v1.ServerReflection",
+                                 "grpc.reflection.v1alpha.ServerReflection"});
+    if (!files.ok()) return files.status();
+    std::shared_ptr<const ReflectionFiles> shared = *std::move(files);
+    server->reflection_v1_ = std::make_unique<ReflectionV1Service>(shared);
+    server->reflection_v1alpha_ =
+        std::make_unique<ReflectionV1AlphaService>(shared);
+    builder.RegisterService(server->reflection_v1_.get());
+    builder.RegisterService(server->reflection_v1alpha_.get());
+  }
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   // A second server on the same port must fail, not share it silently.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -227,7 +215,6 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
     quota.Resize(static_cast<std::size_t>(config.max_memory_bytes));
     builder.SetResourceQuota(quota);
   }
-  builder.SetOption(std::make_unique<ReflectionOption>(config.reflection));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->grpc_port_ == 0) {
     return absl::UnavailableError(

@@ -14,6 +14,7 @@
 #include "service/front_proxy.h"
 #include "service/halma_rules_service.h"
 #include "service/health.h"
+#include "service/reflection/reflection_service.h"
 
 namespace halma::service {
 
@@ -75,7 +76,7 @@ struct ServerConfig {
   std::string front_proxy;
   // gRPC's own port on 127.0.0.1 behind the front proxy; 0 picks one.
   int backend_port = 0;
-  // Serve grpc.reflection.v1alpha.ServerReflection.
+  // Serve grpc.reflection.v1.ServerReflection and v1alpha's.
   bool reflection = true;
   // PEM files of the server's certificate chain and private key: both for
   // TLS, neither for plaintext.
@@ -146,6 +147,8 @@ class HalmaServer {
   std::unique_ptr<FrontProxy> front_;
   std::unique_ptr<HealthService> health_;
   std::unique_ptr<HalmaRulesService> rules_;
+  std::unique_ptr<ReflectionV1Service> reflection_v1_;
+  std::unique_ptr<ReflectionV1AlphaService> reflection_v1alpha_;
   std::unique_ptr<grpc::Server> server_;
   std::once_flag shutdown_once_;
 };

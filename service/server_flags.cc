@@ -75,8 +75,8 @@ ABSL_FLAG(int, backend_port, 0,
           "With --front_proxy: gRPC's own port on 127.0.0.1; 0 picks a free "
           "one. Env: HALMA_BACKEND_PORT.");
 ABSL_FLAG(bool, reflection, true,
-          "Serve gRPC server reflection (grpc.reflection.v1alpha), for tools "
-          "such as grpcurl. Env: HALMA_REFLECTION.");
+          "Serve gRPC server reflection (grpc.reflection.v1 and v1alpha), for "
+          "tools such as grpcurl and buf curl. Env: HALMA_REFLECTION.");
 ABSL_FLAG(std::string, tls_cert, "",
           "PEM file with the server's certificate chain; with --tls_key, "
           "serve TLS. Env: HALMA_TLS_CERT.");
