@@ -21,10 +21,24 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev llvm-14
   # The server's allocator and its HTTP/2 front proxy (nghttpx)
   libjemalloc-dev nghttp2-proxy
-  # The reflection end-to-end test: an independent gRPC implementation; the
-  # attack tests also speak raw HTTP/2 (python3-h2)
+  # Debian's Python gRPC: the attack, soak and benchmark drivers and the
+  # Python client; the attack tests also speak raw HTTP/2 (python3-h2)
   python3 python3-grpcio python3-protobuf python3-h2
+  # The clients (client/): Python stubs from protoc and grpc_python_plugin
+  # (protobuf-compiler-grpc, above), pytest, mypy and a venv to install the
+  # package into
+  python3-pytest python3-venv python3-setuptools python3-wheel mypy
+  # Go, built offline from Debian's Go sources
+  golang-go golang-google-grpc-dev golang-google-protobuf-dev
+  golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
+  # Shell scripts are checked with it
+  shellcheck
 )
+# Node.js and npm (the Node client, buf from npm): Debian's, unless the
+# machine has its own (NodeSource's nodejs bundles npm, and conflicts with
+# Debian's npm package).
+command -v node >/dev/null || PACKAGES+=(nodejs)
+command -v npm >/dev/null || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -38,3 +52,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 echo "install-deps: all packages present"
+# npm packages of the tests and the API gate (buf: tools/package.json),
+# exactly as locked; no install scripts are needed.
+npm ci --prefix "$(dirname "$0")/../tools" --no-audit --no-fund \
+  --ignore-scripts --loglevel=error
+echo "install-deps: npm tools present"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The one command for all tests: installs the Debian packages, builds, runs
-# every test (engine, differential, service, process, reflection), the
-# attack suite (tests/attack) and a short soak (tests/soak) against the
-# real binary, the sanitizer builds (ASan+UBSan over every test and the
-# fuzz targets, TSan over the service tests: scripts/sanitizers.sh), then
-# the deployment checks (container image and Kubernetes manifests).
-# Each stage prints its time.
+# The one command for all tests: installs the Debian and npm packages,
+# builds, runs every test (engine, differential, service, process,
+# reflection with buf curl), the attack suite (tests/attack) and a short
+# soak (tests/soak) against the real binary, the API gate (buf lint, format
+# and breaking), the Python, Node and Go clients against the real binary,
+# the service benchmark's smoke run, the sanitizer builds (ASan+UBSan over
+# every test and the fuzz targets, TSan over the service tests:
+# scripts/sanitizers.sh), then the deployment checks (container image and
+# Kubernetes manifests). Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 START=$SECONDS
@@ -34,6 +36,10 @@ stage "attack suite" /usr/bin/python3 tests/attack/attack_test.py \
 # file descriptors and threads (the full run is --requests 1000000).
 stage "soak" /usr/bin/python3 tests/soak/soak_test.py \
   --server "$BUILD_DIR/service/halma_server"
+# buf lint, format and breaking over proto/ (the API gate).
+stage "api gate" bash scripts/api-check.sh
+# The Python, Node and Go clients against the real binary, side by side.
+stage "clients" bash scripts/clients-test.sh "$BUILD_DIR/service/halma_server"
 stage "service bench smoke" bash bench/service/run.sh "$BUILD_DIR" --smoke
 stage "sanitizers" bash scripts/sanitizers.sh all
 if [ -f deploy/check.sh ]; then
