@@ -370,8 +370,8 @@ EOF
     const c = JSON.parse(require("fs").readFileSync(0, "utf8")).OCIv1.config;
     console.log(JSON.stringify({ User: c.User, Entrypoint: c.Entrypoint, ExposedPorts: Object.keys(c.ExposedPorts || {}) }));')
   log "image config: $config"
-  if [[ "$config" == *'"User":"10001:10001"'* && "$config" == *'"ExposedPorts":["50051/tcp"]'* ]]; then
-    pass "image runs as user 10001 and exposes 50051/tcp"
+  if [[ "$config" == *'"User":"10001:10001"'* && "$config" == *'"ExposedPorts":["50051/tcp","8080/tcp"]'* ]]; then
+    pass "image runs as user 10001 and exposes 50051/tcp and 8080/tcp"
   else
     fail "image user/port: $config"
   fi
@@ -383,12 +383,14 @@ EOF
   mapfile -t ENTRYPOINT < <(image_json "$IMAGE" | node -e '
     for (const a of JSON.parse(require("fs").readFileSync(0, "utf8")).OCIv1.config.Entrypoint) console.log(a);')
   PORT=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+  HTTP_PORT=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
   GRACE=3
   ctr=$("${BUILDAH[@]}" from --pull=never --name halma-smoke "$IMAGE")
   # chroot isolation shares the host's network: listen on loopback only.
   # Port by environment, drain time by flag: both ways of configuring.
   "${BUILDAH[@]}" run --isolation chroot \
       --env HALMA_HOST=127.0.0.1 --env "HALMA_PORT=$PORT" \
+      --env "HALMA_HTTP_PORT=$HTTP_PORT" \
       "$ctr" -- "${ENTRYPOINT[@]}" "--grace_period_seconds=$GRACE" \
       >"$WORK/server.log" 2>&1 &
   RUN_PID=$!
@@ -449,6 +451,15 @@ EOF
     sed 's/^/    /' "$WORK/server.log"
   fi
 
+  if curl -fsS --max-time 5 -X POST -H 'Content-Type: application/json' \
+      -d '{"variant": {"preset": "brainking-8x8"}, "origin": "a3"}' \
+      "http://127.0.0.1:$HTTP_PORT/halma.v1.HalmaRules/LegalMoves" \
+      >"$WORK/http.json" && grep -q '"count":3' "$WORK/http.json" &&
+    curl -fsS --max-time 5 "http://127.0.0.1:$HTTP_PORT/readyz" | grep -q ready; then
+    pass "HTTP/JSON (Connect protocol) and /readyz from the image's server"
+  else
+    fail "HTTP/JSON calls to the image's server: $(cat "$WORK/http.json" 2>/dev/null)"
+  fi
   cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"; }
   if node "$HERE/tools/grpc-smoke.mjs" --target "127.0.0.1:$PORT" --wait-seconds 30 | sed 's/^/    /'; then
     pass "gRPC calls to the image's server (Health, reflection, LegalMoves)"

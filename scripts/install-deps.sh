@@ -21,6 +21,9 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev llvm-14
   # The server's allocator and its HTTP/2 front proxy (nghttpx)
   libjemalloc-dev nghttp2-proxy
+  # The Connect protocol's HTTP/1.1 listener (docs/http-library-choice.md),
+  # and curl for its tests
+  libmicrohttpd-dev curl
   # Debian's Python gRPC: the attack, soak and benchmark drivers and the
   # Python client; the attack tests also speak raw HTTP/2 (python3-h2)
   python3 python3-grpcio python3-protobuf python3-h2

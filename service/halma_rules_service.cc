@@ -96,6 +96,41 @@ HalmaRulesService::HalmaRulesService(RulesOptions options)
   variants_.SerializeToString(&variants_bytes_);
 }
 
+// A function object rather than a lambda: the gRPC handler and
+// ServeAdjudicate share it, and AnswerRecord takes it by FunctionRef.
+class HalmaRulesService::ReplayCheckpoint {
+ public:
+  ReplayCheckpoint(absl::Time deadline, absl::Duration max_call_duration,
+                   absl::FunctionRef<bool()> cancelled)
+      : deadline_(std::min(deadline, absl::Now() + max_call_duration)),
+        max_call_duration_(max_call_duration),
+        cancelled_(cancelled) {}
+
+  absl::Status operator()() const {
+    if (cancelled_()) return absl::CancelledError("Adjudicate: call cancelled");
+    if (absl::Now() > deadline_) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "Adjudicate: deadline exceeded while replaying the "
+          "record (the client's deadline, or this server's "
+          "limit of ",
+          absl::FormatDuration(max_call_duration_), ": max_call_seconds)"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const absl::Time deadline_;
+  const absl::Duration max_call_duration_;
+  const absl::FunctionRef<bool()> cancelled_;
+};
+
+absl::Status HalmaRulesService::TooManyAdjudications() const {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("Adjudicate: ", adjudications_.limit(),
+                   " records are being replayed already, this server's "
+                   "limit (max_concurrent_adjudications); retry later"));
+}
+
 grpc::ServerUnaryReactor* HalmaRulesService::ValidateMove(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
@@ -138,30 +173,10 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
   // request is even parsed, rather than queued: health checks and the cheap
   // calls keep their share of CPU.
   ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
-  if (!slot) {
-    return Finish(context,
-                  absl::ResourceExhaustedError(absl::StrCat(
-                      "Adjudicate: ", adjudications_.limit(),
-                      " records are being replayed already, this server's "
-                      "limit (max_concurrent_adjudications); retry later")));
-  }
-  const absl::Time deadline =
-      std::min(absl::FromChrono(context->deadline()),
-               absl::Now() + options_.max_call_duration);
-  auto checkpoint = [&]() -> absl::Status {
-    if (context->IsCancelled()) {
-      return absl::CancelledError("Adjudicate: call cancelled");
-    }
-    if (absl::Now() > deadline) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("Adjudicate: deadline exceeded while replaying the "
-                       "record (the client's deadline, or this server's "
-                       "limit of ",
-                       absl::FormatDuration(options_.max_call_duration),
-                       ": max_call_seconds)"));
-    }
-    return absl::OkStatus();
-  };
+  if (!slot) return Finish(context, TooManyAdjudications());
+  auto cancelled = [context] { return context->IsCancelled(); };
+  const ReplayCheckpoint checkpoint(absl::FromChrono(context->deadline()),
+                                    options_.max_call_duration, cancelled);
   // The common form of the request is read in place (no strings copied);
   // anything else goes through the parser, which names what is wrong.
   thread_local AdjudicateRequestView view;
@@ -206,6 +221,16 @@ grpc::ServerUnaryReactor* HalmaRulesService::ListVariants(
     *response = grpc::ByteBuffer(&slice, 1);
   }
   return Finish(context, status);
+}
+
+absl::Status HalmaRulesService::ServeAdjudicate(
+    const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
+    absl::Time deadline, absl::FunctionRef<bool()> cancelled) {
+  ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
+  if (!slot) return TooManyAdjudications();
+  const ReplayCheckpoint checkpoint(deadline, options_.max_call_duration,
+                                    cancelled);
+  return AnswerAdjudicate(request, response, checkpoint);
 }
 
 absl::Status HalmaRulesService::AnswerValidateMove(

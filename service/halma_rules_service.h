@@ -85,11 +85,28 @@ class HalmaRulesService final : public RulesServiceBase {
   absl::Status AnswerListVariants(const v1::ListVariantsRequest& request,
                                   v1::ListVariantsResponse* response) const;
 
+  // For edges other than gRPC (the Connect listener): Adjudicate with the
+  // gRPC handler's limits (concurrent replays, the maximum call time).
+  // `deadline` is the client's (absl::InfiniteFuture() when it set none);
+  // `cancelled` says whether the client has gone.
+  absl::Status ServeAdjudicate(const v1::AdjudicateRequest& request,
+                               v1::AdjudicateResponse* response,
+                               absl::Time deadline,
+                               absl::FunctionRef<bool()> cancelled);
+  // Counts a call of another edge in calls_in_progress() while it lives.
+  ConcurrencyLimit::Slot TrackCall() { return calls_.TryAcquire(); }
+
   // HalmaRules calls being answered now (for a graceful shutdown).
   int calls_in_progress() const { return calls_.in_use(); }
   const RulesOptions& options() const { return options_; }
 
  private:
+  // RESOURCE_EXHAUSTED naming max_concurrent_adjudications.
+  absl::Status TooManyAdjudications() const;
+  // The replay's checkpoint: CANCELLED when `cancelled()`, DEADLINE_EXCEEDED
+  // past the earlier of `deadline` and the maximum call time from now.
+  class ReplayCheckpoint;
+
   RulesOptions options_;
   // Every call holds a slot of `calls_` (unbounded: it only counts);
   // Adjudicate also holds one of `adjudications_`.

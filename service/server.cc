@@ -117,6 +117,8 @@ absl::Status ValidateConfig(const ServerConfig& config) {
            CheckRange("shutdown_delay_seconds", config.shutdown_delay_seconds,
                       0, kMaxSeconds),
            CheckRange("backend_port", config.backend_port, 0, 65535),
+           CheckRange("http_port", config.http_port, 0, 65535),
+           CheckRange("http_threads", config.http_threads, 0, 1024),
        }) {
     if (!status.ok()) return status;
   }
@@ -247,6 +249,28 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
     server->port_ = server->front_->port();
   }
   server->health_->SetServingStatus("", true);
+  if (config.http) {
+    server->connect_ = std::make_unique<ConnectHandler>(
+        server->rules_.get(), server->health_.get(), config.max_message_bytes);
+    const int cpus =
+        std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    absl::StatusOr<std::unique_ptr<HttpListener>> http = HttpListener::Start(
+        HttpListenerOptions{
+            .host = config.host,
+            .port = config.http_port,
+            .max_connections = config.max_connections,
+            .idle_timeout_seconds = config.idle_timeout_seconds,
+            .read_timeout_seconds = config.stream_read_timeout_seconds,
+            .max_body_bytes = config.max_message_bytes,
+            .max_header_bytes = config.max_metadata_bytes,
+            .threads = config.http_threads > 0 ? config.http_threads : 2 * cpus,
+            .metrics = nullptr,
+            .on_answered = nullptr,
+        },
+        server->connect_.get());
+    if (!http.ok()) return http.status();
+    server->http_ = *std::move(http);
+  }
   server->health_->SetServingStatus(v1::HalmaRules::service_full_name(), true);
   return server;
 }
@@ -282,8 +306,11 @@ std::string HalmaServer::ListeningLine() const {
       config_.grace_period_seconds, "s; max_connection_age ",
       Seconds(config_.max_connection_age_seconds),
       "; max_connection_age_grace ",
-      Seconds(config_.max_connection_age_grace_seconds), "; flood_fill ",
-      FloodFillKernelName(ActiveFloodFillKernel()), ")");
+      Seconds(config_.max_connection_age_grace_seconds), "; http ",
+      http_ == nullptr ? std::string("off")
+                       : absl::StrCat(JoinHostPort(config_.host, http_->port()),
+                                      " (Connect protocol)"),
+      "; flood_fill ", FloodFillKernelName(ActiveFloodFillKernel()), ")");
 }
 
 void HalmaServer::Shutdown(absl::Duration grace) {
@@ -300,11 +327,18 @@ void HalmaServer::Shutdown(absl::Duration grace) {
     health_->Shutdown();
     health_->WaitForWatchersToEnd(
         std::min(deadline, absl::Now() + absl::Seconds(1)));
-    // 3. The listener closes; calls whose request has arrived finish.
+    // 3. The listeners close; calls whose request has arrived finish.
+    if (http_ != nullptr) http_->StopAccepting();
     if (front_ != nullptr) DrainFront(deadline);
     // 4. gRPC stops listening and lets the calls it holds finish until the
     //    deadline. Behind the front proxy nothing new can arrive by now.
     server_->Shutdown(absl::ToChronoTime(deadline));
+    // 5. HTTP calls still running get the same deadline; then the HTTP
+    //    threads stop (closing what is left open: idle keep-alives).
+    while (rules_->calls_in_progress() > 0 && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    http_.reset();
   });
 }
 

@@ -11,6 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "service/connect/connect_handler.h"
+#include "service/connect/http_listener.h"
 #include "service/front_proxy.h"
 #include "service/halma_rules_service.h"
 #include "service/health.h"
@@ -63,6 +65,15 @@ struct ServerConfig {
   // Adjudicate calls being replayed at once; more get RESOURCE_EXHAUSTED.
   // 0 = the number of CPUs.
   int max_concurrent_adjudications = 0;
+  // --- The Connect protocol's HTTP/1.1 listener (service/connect/) ---
+  // Off in a ServerConfig (tests start many servers); the binary's --http
+  // flag turns it on by default. It listens on `host` too.
+  bool http = false;
+  // Its TCP port; 0 picks a free port (see HalmaServer::http_port()).
+  int http_port = 8080;
+  // Threads that read HTTP requests and answer them; 0 = twice the number
+  // of CPUs (a replay holds its thread until it ends).
+  int http_threads = 0;
   // --- Shutdown ---
   // After SIGTERM, how long health answers NOT_SERVING while every call is
   // still served, before the listener closes (lets load balancers move
@@ -111,6 +122,8 @@ class HalmaServer {
   const ServerConfig& config() const { return config_; }
   HealthService& health() { return *health_; }
   HalmaRulesService& rules() { return *rules_; }
+  // The HTTP listener's port, or 0 when it is off.
+  int http_port() const { return http_ != nullptr ? http_->port() : 0; }
   // The front proxy, or null when gRPC listens itself.
   FrontProxy* front_proxy() { return front_.get(); }
   grpc::Server& grpc_server() { return *server_; }
@@ -150,6 +163,8 @@ class HalmaServer {
   std::unique_ptr<ReflectionV1Service> reflection_v1_;
   std::unique_ptr<ReflectionV1AlphaService> reflection_v1alpha_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<ConnectHandler> connect_;
+  std::unique_ptr<HttpListener> http_;
   std::once_flag shutdown_once_;
 };
 

@@ -74,6 +74,16 @@ ABSL_FLAG(std::string, front_proxy, "",
 ABSL_FLAG(int, backend_port, 0,
           "With --front_proxy: gRPC's own port on 127.0.0.1; 0 picks a free "
           "one. Env: HALMA_BACKEND_PORT.");
+ABSL_FLAG(bool, http, true,
+          "Serve the Connect protocol (HTTP/1.1 with JSON or protobuf, POST "
+          "and GET), /healthz, /readyz and /metrics on --http_port. Env: "
+          "HALMA_HTTP.");
+ABSL_FLAG(int, http_port, 8080,
+          "TCP port of the HTTP listener, on --host; 0 picks a free port. "
+          "Env: HALMA_HTTP_PORT.");
+ABSL_FLAG(int, http_threads, 0,
+          "Threads of the HTTP listener; 0 = twice the number of CPUs. Env: "
+          "HALMA_HTTP_THREADS.");
 ABSL_FLAG(bool, reflection, true,
           "Serve gRPC server reflection (grpc.reflection.v1 and v1alpha), for "
           "tools such as grpcurl and buf curl. Env: HALMA_REFLECTION.");
@@ -108,6 +118,9 @@ const std::vector<FlagEnv>& FlagEnvironment() {
       {"shutdown_delay_seconds", "HALMA_SHUTDOWN_DELAY_SECONDS"},
       {"front_proxy", "HALMA_FRONT_PROXY"},
       {"backend_port", "HALMA_BACKEND_PORT"},
+      {"http", "HALMA_HTTP"},
+      {"http_port", "HALMA_HTTP_PORT"},
+      {"http_threads", "HALMA_HTTP_THREADS"},
       {"reflection", "HALMA_REFLECTION"},
       {"tls_cert", "HALMA_TLS_CERT"},
       {"tls_key", "HALMA_TLS_KEY"},
@@ -157,6 +170,9 @@ ServerConfig ConfigFromFlags() {
   config.shutdown_delay_seconds = absl::GetFlag(FLAGS_shutdown_delay_seconds);
   config.front_proxy = absl::GetFlag(FLAGS_front_proxy);
   config.backend_port = absl::GetFlag(FLAGS_backend_port);
+  config.http = absl::GetFlag(FLAGS_http);
+  config.http_port = absl::GetFlag(FLAGS_http_port);
+  config.http_threads = absl::GetFlag(FLAGS_http_threads);
   config.reflection = absl::GetFlag(FLAGS_reflection);
   config.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   config.tls_key = absl::GetFlag(FLAGS_tls_key);

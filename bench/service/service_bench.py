@@ -180,7 +180,7 @@ class Server:
     """halma_server on 127.0.0.1 and a free port."""
 
     def __init__(self, binary, front_proxy, max_adjudications, cpus):
-        command = [binary, "--host=127.0.0.1", "--port=0",
+        command = [binary, "--host=127.0.0.1", "--port=0", "--http_port=0",
                    "--max_concurrent_adjudications=%d" % max_adjudications,
                    "--front_proxy=%s" % (front_proxy or "")]
         if cpus:

@@ -104,7 +104,7 @@ class ServerProcess {
       std::vector<std::string> flags = {}) {
     auto server = std::unique_ptr<ServerProcess>(new ServerProcess());
     std::vector<std::string> args = {kServerBinary, "--host=127.0.0.1",
-                                     "--port=0"};
+                                     "--port=0", "--http_port=0"};
     args.insert(args.end(), flags.begin(), flags.end());
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {

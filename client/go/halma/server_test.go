@@ -40,7 +40,7 @@ func launch(port int, flags ...string) (*serverProcess, error) {
 	if serverBinary == "" {
 		return nil, fmt.Errorf("HALMA_SERVER_BINARY is not set")
 	}
-	args := append([]string{"--host=127.0.0.1", fmt.Sprintf("--port=%d", port)}, flags...)
+	args := append([]string{"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--http_port=0"}, flags...)
 	cmd := exec.Command(serverBinary, args...)
 	// Should the test binary die (a -timeout panic), the kernel kills the
 	// server rather than leaving it running.

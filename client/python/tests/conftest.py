@@ -45,7 +45,7 @@ class Server:
         self.log: List[str] = []
         self.port: Optional[int] = None
         self._proc = subprocess.Popen(
-            [binary, "--host=127.0.0.1", f"--port={port}", *flags],
+            [binary, "--host=127.0.0.1", f"--port={port}", "--http_port=0", *flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True)
         listening = threading.Event()

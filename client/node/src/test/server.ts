@@ -34,7 +34,7 @@ export class ServerProcess {
 
   /** Starts the server with `--host=127.0.0.1 --port=PORT` (0: a free one) and `flags`. */
   static start(flags: string[] = [], port = 0): Promise<ServerProcess> {
-    const child = spawn(serverBinary(), ["--host=127.0.0.1", `--port=${port}`, ...flags], {
+    const child = spawn(serverBinary(), ["--host=127.0.0.1", `--port=${port}`, "--http_port=0", ...flags], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     const stderr: string[] = [];
