@@ -133,7 +133,11 @@ struct HttpListenerCallbacks {
       if (length.has_value() && absl::SimpleAtoi(*length, &bytes) &&
           bytes >
               static_cast<std::uint64_t>(listener->options_.max_body_bytes)) {
+        // Refused before a byte of the body is read; libmicrohttpd closes
+        // the connection after the answer.
         call->too_large = true;
+        return static_cast<MHD_Result>(
+            listener->Answer(connection, call, url, method));
       } else if (bytes > 0) {
         call->body.reserve(static_cast<std::size_t>(bytes));
       }
