@@ -236,18 +236,18 @@ int HttpStatusOfCode(absl::StatusCode code) {
 }
 
 std::string ConnectErrorBody(const absl::Status& status) {
-  google::protobuf::Struct error;
-  (*error.mutable_fields())["code"].set_string_value(
-      std::string(ConnectCodeName(status.code())));
-  (*error.mutable_fields())["message"].set_string_value(
-      std::string(status.message()));
-  std::string body;
+  // Built in this order (code first, as the protocol's examples have it);
+  // protobuf writes the message as a JSON string, escaping included.
+  google::protobuf::Value message;
+  message.set_string_value(std::string(status.message()));
+  std::string text;
   google::protobuf::util::JsonPrintOptions options;
-  if (!google::protobuf::util::MessageToJsonString(error, &body, options)
+  if (!google::protobuf::util::MessageToJsonString(message, &text, options)
            .ok()) {
-    body = R"({"code":"internal"})";
+    text = "\"\"";
   }
-  return body;
+  return absl::StrCat(R"({"code":")", ConnectCodeName(status.code()),
+                      R"(","message":)", text, "}");
 }
 
 ConnectHandler::ConnectHandler(HalmaRulesService* rules,

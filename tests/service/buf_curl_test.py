@@ -238,10 +238,10 @@ class ReflectionOffTest(unittest.TestCase):
             self.assertEqual(code, 0)
 
 
-def readme_examples(text):
-    """(command, expected output) of every `$ grpcurl` or `$ buf curl` in
-    the README's section on them."""
-    start = text.index("## Calling the service with grpcurl")
+def readme_examples(text, heading="## Calling the service with grpcurl"):
+    """(command, expected output) of every `$ ...` command in the README's
+    section that starts with `heading`."""
+    start = text.index(heading)
     end = text.index("\n## ", start + 1)
     section = text[start:end]
     examples = []

@@ -26,6 +26,7 @@ import unittest
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "attack"))
 import harness  # noqa: E402
 
@@ -306,6 +307,29 @@ class ShutdownTest(unittest.TestCase):
         status, _, _ = post_json(http.base, "ListVariants", {})
         self.assertEqual(status, 200)
         self.assertEqual(http.server.wait(20), 0)
+
+
+class ReadmeExamplesTest(unittest.TestCase):
+    def test_every_curl_example_prints_what_the_readme_shows(self):
+        import buf_curl_test  # noqa: E402 (its README reader)
+        readme = os.path.join(HERE, "..", "..", "README.md")
+        with open(readme, encoding="utf-8") as f:
+            examples = buf_curl_test.readme_examples(
+                f.read(), "## Calling the service over HTTP/JSON")
+        self.assertGreaterEqual(len(examples), 8)
+        http = HttpServer()
+        try:
+            for command, expected in examples:
+                with self.subTest(command=command):
+                    self.assertTrue(command.startswith("curl "), command)
+                    done = subprocess.run(
+                        ["bash", "-c", command.replace(
+                            "localhost:8080", "127.0.0.1:%d" % http.port)],
+                        capture_output=True, text=True, timeout=60)
+                    self.assertEqual((done.stdout + done.stderr).rstrip("\n"),
+                                     expected)
+        finally:
+            self.assertEqual(http.stop(), 0)
 
 
 class HostileClientsTest(unittest.TestCase):
