@@ -1,0 +1,90 @@
+#include "service/metrics/interceptor.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/interceptor.h"
+
+namespace halma::service::metrics {
+namespace {
+
+using grpc::experimental::InterceptionHookPoints;
+
+class MetricsInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  MetricsInterceptor(Metrics* metrics, Method method)
+      : metrics_(metrics),
+        method_(method),
+        raw_request_(HasRawRequest(method)),
+        start_(std::chrono::steady_clock::now()) {
+    metrics_->CallStarted(Protocol::kGrpc, method_);
+  }
+
+  ~MetricsInterceptor() override {
+    // A call that ended without the server sending a status (torn down by
+    // a cancellation or a shutdown) still counts, as CANCELLED.
+    Record(grpc::StatusCode::CANCELLED);
+    metrics_->CallFinished(Protocol::kGrpc, method_);
+  }
+
+  void Intercept(
+      grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (raw_request_ && methods->QueryInterceptionHookPoint(
+                            InterceptionHookPoints::POST_RECV_MESSAGE)) {
+      // Only for raw methods is the received message a ByteBuffer.
+      if (const auto* request =
+              static_cast<const grpc::ByteBuffer*>(methods->GetRecvMessage());
+          request != nullptr) {
+        request_bytes_.fetch_add(request->Length(), std::memory_order_relaxed);
+      }
+    }
+    if (methods->QueryInterceptionHookPoint(
+            InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+      if (const grpc::ByteBuffer* response =
+              methods->GetSerializedSendMessage();
+          response != nullptr) {
+        response_bytes_.fetch_add(response->Length(),
+                                  std::memory_order_relaxed);
+      }
+    }
+    if (methods->QueryInterceptionHookPoint(
+            InterceptionHookPoints::PRE_SEND_STATUS)) {
+      Record(methods->GetSendStatus().error_code());
+    }
+    methods->Proceed();
+  }
+
+ private:
+  // Records the call the first time only.
+  void Record(grpc::StatusCode code) {
+    if (recorded_.exchange(true, std::memory_order_relaxed)) return;
+    const auto elapsed = std::chrono::steady_clock::now() - start_;
+    metrics_->RecordCall(Protocol::kGrpc, method_, code,
+                         absl::FromChrono(elapsed),
+                         request_bytes_.load(std::memory_order_relaxed),
+                         response_bytes_.load(std::memory_order_relaxed));
+  }
+
+  Metrics* const metrics_;
+  const Method method_;
+  const bool raw_request_;
+  const std::chrono::steady_clock::time_point start_;
+  // Atomic because a streaming call's reads and writes are separate
+  // batches whose hooks may run at once on different threads (a unary
+  // call's never do; the relaxed adds cost the same there).
+  std::atomic<std::size_t> request_bytes_{0};
+  std::atomic<std::size_t> response_bytes_{0};
+  std::atomic<bool> recorded_{false};
+};
+
+}  // namespace
+
+grpc::experimental::Interceptor*
+MetricsInterceptorFactory::CreateServerInterceptor(
+    grpc::experimental::ServerRpcInfo* info) {
+  return new MetricsInterceptor(metrics_, MethodFromName(info->method()));
+}
+
+}  // namespace halma::service::metrics

@@ -1,0 +1,225 @@
+// The service's Prometheus metrics: calls, latency, bytes and calls in
+// flight per RPC; calls per variant; illegal-move answers; calls refused by
+// a limit; process and build information. Exposition() is the body of
+// GET /metrics.
+//
+// Recording is cheap enough for every call: each label combination is a
+// bounded enum set (methods, codes, protocols, the preset names given at
+// construction, IllegalReason, limits) whose series are all made in
+// Create(), kept in fixed arrays indexed by the enums. A record is then one
+// to four atomic read-modify-writes: no lock, no map, no allocation. Values
+// outside the sets (a cast enum, an unknown preset name) go to a fixed
+// fallback series, so no request can add a series.
+#ifndef HALMA_SERVICE_METRICS_METRICS_H_
+#define HALMA_SERVICE_METRICS_METRICS_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "grpcpp/support/server_interceptor.h"
+#include "grpcpp/support/status.h"
+#include "halma/v1/halma.pb.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/metric_family.h"
+#include "prometheus/registry.h"
+#include "service/metrics/latency_histogram.h"
+#include "service/metrics/process_collector.h"
+
+namespace halma::service::metrics {
+
+// How the call arrived: gRPC (HTTP/2) or the Connect protocol of the HTTP
+// listener.
+enum class Protocol : std::uint8_t { kGrpc, kConnect };
+inline constexpr int kProtocolCount = 2;
+// "grpc", "connect".
+absl::string_view ProtocolName(Protocol protocol);
+
+// The methods the server serves; kOther for any other name (an
+// unimplemented method), so that a client cannot add label values.
+enum class Method : std::uint8_t {
+  kValidateMove,
+  kLegalMoves,
+  kAdjudicate,
+  kListVariants,
+  kHealthCheck,
+  kHealthWatch,
+  kReflectionV1,
+  kReflectionV1Alpha,
+  kOther,
+};
+inline constexpr int kMethodCount = 9;
+// The full gRPC name without the leading '/': "halma.v1.HalmaRules/LegalMoves";
+// "other" for kOther.
+absl::string_view MethodName(Method method);
+// The inverse of MethodName, also accepting gRPC's leading '/'
+// ("/halma.v1.HalmaRules/LegalMoves", the :path of both protocols); kOther
+// for any name not served.
+Method MethodFromName(absl::string_view name);
+// Whether gRPC hands the method's request to the handler as a ByteBuffer
+// (HalmaRulesService registers all four of its methods raw), which is what
+// lets the interceptor read the request's size.
+bool HasRawRequest(Method method);
+
+// gRPC's name of a status code: "OK", "INVALID_ARGUMENT"; "UNKNOWN" for a
+// value outside 0..16.
+inline constexpr int kCodeCount = 17;
+absl::string_view CodeName(grpc::StatusCode code);
+
+// The server's limits that refuse a call (docs/security.md), named as the
+// settings are.
+enum class Limit : std::uint8_t {
+  kMaxConcurrentAdjudications,
+  kMaxRecordMoves,
+  kMaxMessageBytes,
+  kMaxCallSeconds,
+};
+inline constexpr int kLimitCount = 4;
+// "max_concurrent_adjudications", ...
+absl::string_view LimitName(Limit limit);
+
+struct MetricsOptions {
+  // halma_build_info's labels: Version() and the active flood-fill kernel's
+  // name (FloodFillKernelName(ActiveFloodFillKernel())).
+  std::string version;
+  std::string flood_fill_kernel;
+  // The preset variant names (PresetTable's), the only values of the
+  // `variant` label besides "custom" and "unknown".
+  std::vector<std::string> preset_names;
+  // Where procfs is mounted, for the process_* metrics.
+  std::string proc = "/proc";
+};
+
+class Metrics {
+ public:
+  // Makes every family and series. INVALID_ARGUMENT for empty, repeated or
+  // reserved ("custom", "unknown") preset names, or more than
+  // kMaxPresets of them.
+  static constexpr int kMaxPresets = 64;
+  static absl::StatusOr<std::unique_ptr<Metrics>> Create(
+      const MetricsOptions& options);
+
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+  ~Metrics();
+
+  // --- Recording: thread-safe, lock-free, allocation-free. ---
+
+  // One finished call: halma_rpc_calls_total, halma_rpc_duration_seconds
+  // and the byte counters. The gRPC interceptor calls this for gRPC calls;
+  // the HTTP listener calls it for Connect ones.
+  void RecordCall(Protocol protocol, Method method, grpc::StatusCode code,
+                  absl::Duration latency, std::size_t request_bytes,
+                  std::size_t response_bytes);
+  // The same with an absl::StatusCode (same numbering as gRPC's).
+  void RecordCall(Protocol protocol, Method method, absl::StatusCode code,
+                  absl::Duration latency, std::size_t request_bytes,
+                  std::size_t response_bytes) {
+    RecordCall(protocol, method, static_cast<grpc::StatusCode>(code), latency,
+               request_bytes, response_bytes);
+  }
+  // halma_rpc_calls_in_flight: +1 / -1. Pair them, or use InFlightCall.
+  void CallStarted(Protocol protocol, Method method);
+  void CallFinished(Protocol protocol, Method method);
+  // The variant a ValidateMove, LegalMoves or Adjudicate request names:
+  // its preset when that is one of the preset names, "unknown" for another
+  // preset name or none, "custom" for a custom spec. Other methods are
+  // ignored (they name no variant).
+  void RecordVariant(Method method, const v1::Variant& variant);
+  // An answer that a move is illegal (ValidateMove's reason, Adjudicate's
+  // illegal_move.reason). Values outside the enum count as UNSPECIFIED.
+  void RecordIllegal(v1::IllegalReason reason);
+  // A call refused by one of the server's limits.
+  void RecordRejected(Limit limit);
+
+  // CallStarted now, CallFinished when it goes out of scope.
+  class InFlightCall {
+   public:
+    InFlightCall(Metrics& metrics, Protocol protocol, Method method)
+        : metrics_(&metrics), protocol_(protocol), method_(method) {
+      metrics_->CallStarted(protocol_, method_);
+    }
+    InFlightCall(const InFlightCall&) = delete;
+    InFlightCall& operator=(const InFlightCall&) = delete;
+    ~InFlightCall() { metrics_->CallFinished(protocol_, method_); }
+
+   private:
+    Metrics* metrics_;
+    Protocol protocol_;
+    Method method_;
+  };
+
+  // A factory for ServerBuilder::experimental().SetInterceptorCreators: it
+  // records every gRPC call's method, code, latency, bytes and in-flight
+  // count (see interceptor.h). This object must outlive the server.
+  std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
+  NewInterceptorFactory();
+
+  // --- Scraping. ---
+
+  // Every family, the process_* ones read from /proc now. Latency
+  // histograms are left out until they have an observation: all of them
+  // would be 306 x 22 lines of zeros.
+  std::vector<prometheus::MetricFamily> Collect() const;
+  // Collect() in the Prometheus text exposition format (version 0.0.4),
+  // the body of GET /metrics.
+  std::string Exposition() const;
+  // Its Content-Type.
+  static constexpr absl::string_view kContentType =
+      "text/plain; version=0.0.4; charset=utf-8";
+
+  // For families the integrator adds later; they appear in Collect().
+  prometheus::Registry& registry() { return *registry_; }
+
+ private:
+  explicit Metrics(const MetricsOptions& options);
+  absl::Status Build(const MetricsOptions& options);
+
+  static constexpr int kVariantMethods = 3;  // ValidateMove .. Adjudicate.
+  static int CallIndex(Protocol protocol, Method method) {
+    const int p = static_cast<int>(protocol) < kProtocolCount
+                      ? static_cast<int>(protocol)
+                      : 0;
+    const int m = static_cast<int>(method) < kMethodCount
+                      ? static_cast<int>(method)
+                      : static_cast<int>(Method::kOther);
+    return p * kMethodCount + m;
+  }
+  static int CodeIndex(grpc::StatusCode code) {
+    const int c = static_cast<int>(code);
+    return c >= 0 && c < kCodeCount ? c : grpc::StatusCode::UNKNOWN;
+  }
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  ProcessCollector process_;
+  std::vector<std::string> preset_names_;
+  // [CallIndex * kCodeCount + code].
+  std::array<prometheus::Counter*, kProtocolCount * kMethodCount * kCodeCount>
+      calls_{};
+  std::unique_ptr<
+      std::array<LatencyHistogram, kProtocolCount * kMethodCount * kCodeCount>>
+      latency_;
+  // [CallIndex].
+  std::array<prometheus::Counter*, kProtocolCount * kMethodCount>
+      request_bytes_{};
+  std::array<prometheus::Counter*, kProtocolCount * kMethodCount>
+      response_bytes_{};
+  std::array<prometheus::Gauge*, kProtocolCount * kMethodCount> in_flight_{};
+  // [method][preset index], then "custom", then "unknown".
+  std::array<std::vector<prometheus::Counter*>, kVariantMethods> variants_;
+  // [IllegalReason number]; out-of-range numbers use [0].
+  std::vector<prometheus::Counter*> illegal_;
+  std::array<prometheus::Counter*, kLimitCount> rejected_{};
+};
+
+}  // namespace halma::service::metrics
+
+#endif  // HALMA_SERVICE_METRICS_METRICS_H_
