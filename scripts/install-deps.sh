@@ -24,6 +24,9 @@ PACKAGES=(
   # The Connect protocol's HTTP/1.1 listener (docs/http-library-choice.md),
   # and curl for its tests
   libmicrohttpd-dev curl
+  # Metrics: prometheus-cpp's core (registry, text format); Prometheus
+  # itself and promtool for the metrics tests
+  prometheus-cpp-dev prometheus
   # Debian's Python gRPC: the attack, soak and benchmark drivers and the
   # Python client; the attack tests also speak raw HTTP/2 (python3-h2)
   python3 python3-grpcio python3-protobuf python3-h2

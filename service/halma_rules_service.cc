@@ -101,14 +101,22 @@ HalmaRulesService::HalmaRulesService(RulesOptions options)
 class HalmaRulesService::ReplayCheckpoint {
  public:
   ReplayCheckpoint(absl::Time deadline, absl::Duration max_call_duration,
-                   absl::FunctionRef<bool()> cancelled)
+                   absl::FunctionRef<bool()> cancelled,
+                   metrics::Metrics* metrics)
       : deadline_(std::min(deadline, absl::Now() + max_call_duration)),
+        server_limit_first_(absl::Now() + max_call_duration < deadline),
         max_call_duration_(max_call_duration),
-        cancelled_(cancelled) {}
+        cancelled_(cancelled),
+        metrics_(metrics) {}
 
   absl::Status operator()() const {
     if (cancelled_()) return absl::CancelledError("Adjudicate: call cancelled");
     if (absl::Now() > deadline_) {
+      // Counted as refused by the limit only when it, not the client's
+      // deadline, ended the replay.
+      if (server_limit_first_ && metrics_ != nullptr) {
+        metrics_->RecordRejected(metrics::Limit::kMaxCallSeconds);
+      }
       return absl::DeadlineExceededError(absl::StrCat(
           "Adjudicate: deadline exceeded while replaying the "
           "record (the client's deadline, or this server's "
@@ -120,11 +128,17 @@ class HalmaRulesService::ReplayCheckpoint {
 
  private:
   const absl::Time deadline_;
+  const bool server_limit_first_;
   const absl::Duration max_call_duration_;
   const absl::FunctionRef<bool()> cancelled_;
+  metrics::Metrics* const metrics_;
 };
 
 absl::Status HalmaRulesService::TooManyAdjudications() const {
+  if (options_.metrics != nullptr) {
+    options_.metrics->RecordRejected(
+        metrics::Limit::kMaxConcurrentAdjudications);
+  }
   return absl::ResourceExhaustedError(
       absl::StrCat("Adjudicate: ", adjudications_.limit(),
                    " records are being replayed already, this server's "
@@ -176,7 +190,8 @@ grpc::ServerUnaryReactor* HalmaRulesService::Adjudicate(
   if (!slot) return Finish(context, TooManyAdjudications());
   auto cancelled = [context] { return context->IsCancelled(); };
   const ReplayCheckpoint checkpoint(absl::FromChrono(context->deadline()),
-                                    options_.max_call_duration, cancelled);
+                                    options_.max_call_duration, cancelled,
+                                    options_.metrics);
   // The common form of the request is read in place (no strings copied);
   // anything else goes through the parser, which names what is wrong.
   thread_local AdjudicateRequestView view;
@@ -229,13 +244,17 @@ absl::Status HalmaRulesService::ServeAdjudicate(
   ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
   if (!slot) return TooManyAdjudications();
   const ReplayCheckpoint checkpoint(deadline, options_.max_call_duration,
-                                    cancelled);
+                                    cancelled, options_.metrics);
   return AnswerAdjudicate(request, response, checkpoint);
 }
 
 absl::Status HalmaRulesService::AnswerValidateMove(
     const v1::ValidateMoveRequest& request,
     v1::ValidateMoveResponse* response) const {
+  if (options_.metrics != nullptr) {
+    options_.metrics->RecordVariant(metrics::Method::kValidateMove,
+                                    request.variant());
+  }
   RequestBoard board;
   if (absl::Status status = ResolveBoard(request.variant(), request.position(),
                                          "position", &board);
@@ -260,6 +279,9 @@ absl::Status HalmaRulesService::AnswerValidateMove(
     response->set_legal(false);
     response->set_reason(IllegalReasonToProto(check.verdict));
     response->set_message(check.message);
+    if (options_.metrics != nullptr) {
+      options_.metrics->RecordIllegal(response->reason());
+    }
     StatusToProto(*variant, status, 0, response->mutable_status());
     return absl::OkStatus();
   }
@@ -290,6 +312,10 @@ absl::Status HalmaRulesService::AnswerLegalMoves(
 absl::Status HalmaRulesService::EncodeLegalMoves(
     const v1::LegalMovesRequest& request,
     absl::FunctionRef<char*(std::size_t)> allocate) const {
+  if (options_.metrics != nullptr) {
+    options_.metrics->RecordVariant(metrics::Method::kLegalMoves,
+                                    request.variant());
+  }
   RequestBoard board;
   if (absl::Status status = ResolveBoard(request.variant(), request.position(),
                                          "position", &board);
@@ -349,7 +375,14 @@ absl::Status HalmaRulesService::AnswerRecord(
     int move_count, absl::FunctionRef<absl::string_view(int)> move_at,
     v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint) const {
+  if (options_.metrics != nullptr) {
+    options_.metrics->RecordVariant(metrics::Method::kAdjudicate,
+                                    variant_proto);
+  }
   if (move_count > options_.max_record_moves) {
+    if (options_.metrics != nullptr) {
+      options_.metrics->RecordRejected(metrics::Limit::kMaxRecordMoves);
+    }
     return absl::InvalidArgumentError(
         absl::StrCat("moves: the record has ", move_count,
                      " moves, more than this server's limit of ",
@@ -388,6 +421,9 @@ absl::Status HalmaRulesService::AnswerRecord(
     illegal->set_move(std::string(move_at(result->illegal_ply - 1)));
     illegal->set_reason(IllegalReasonToProto(result->illegal_verdict));
     illegal->set_message(result->illegal_message);
+    if (options_.metrics != nullptr) {
+      options_.metrics->RecordIllegal(illegal->reason());
+    }
   }
   return absl::OkStatus();
 }

@@ -17,6 +17,7 @@
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/v1/halma.pb.h"
 #include "service/concurrency_limit.h"
+#include "service/metrics/metrics.h"
 
 namespace halma::service {
 
@@ -27,6 +28,10 @@ struct RulesOptions {
   int max_concurrent_adjudications = 2;
   // Longest a call may run: the client's deadline, when earlier, wins.
   absl::Duration max_call_duration = absl::Seconds(10);
+  // Where the answers are counted (variants named, illegal moves, calls
+  // refused by a limit) for both edges; none when null. Must outlive the
+  // service.
+  metrics::Metrics* metrics = nullptr;
 };
 
 // Every method is raw (its request arrives as bytes): the handler parses it

@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "grpc/grpc.h"
 #include "halma/flood_fill.h"
+#include "service/convert.h"
 #include "service/reflection/served_descriptor_set.h"
 
 #ifndef HALMA_VERSION
@@ -153,10 +154,23 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   const bool front = !config.front_proxy.empty();
   std::unique_ptr<HalmaServer> server(new HalmaServer(config));
   server->health_ = std::make_unique<HealthService>();
+  metrics::MetricsOptions metrics_options{
+      .version = Version(),
+      .flood_fill_kernel = FloodFillKernelName(ActiveFloodFillKernel()),
+      .preset_names = {},
+  };
+  for (const PresetTable::Entry& entry : PresetTable::Get().entries()) {
+    metrics_options.preset_names.push_back(entry.variant.spec.name);
+  }
+  absl::StatusOr<std::unique_ptr<metrics::Metrics>> metrics =
+      metrics::Metrics::Create(metrics_options);
+  if (!metrics.ok()) return metrics.status();
+  server->metrics_ = *std::move(metrics);
   server->rules_ = std::make_unique<HalmaRulesService>(RulesOptions{
       .max_record_moves = config.max_record_moves,
       .max_concurrent_adjudications = ConcurrentAdjudications(config),
-      .max_call_duration = absl::Seconds(config.max_call_seconds)});
+      .max_call_duration = absl::Seconds(config.max_call_seconds),
+      .metrics = server->metrics_.get()});
 
   grpc::ServerBuilder builder;
   // Behind the front proxy gRPC listens on loopback only, in plaintext: the
@@ -168,6 +182,13 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
       grpc_address, front ? grpc::InsecureServerCredentials() : credentials,
       &server->grpc_port_);
   builder.RegisterService(server->rules_.get());
+  // Every gRPC call is counted (method, code, latency, bytes, in flight)
+  // by an interceptor, so the handlers stay as they are.
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(server->metrics_->NewInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(server->health_.get());
   if (config.reflection) {
     absl::StatusOr<std::unique_ptr<ReflectionFiles>> files =
@@ -264,8 +285,29 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
             .max_body_bytes = config.max_message_bytes,
             .max_header_bytes = config.max_metadata_bytes,
             .threads = config.http_threads > 0 ? config.http_threads : 2 * cpus,
-            .metrics = nullptr,
-            .on_answered = nullptr,
+            .metrics = [m = server->metrics_.get()] { return m->Exposition(); },
+            .on_started =
+                [m = server->metrics_.get()](const HttpRequest& request) {
+                  m->CallStarted(metrics::Protocol::kConnect,
+                                 metrics::MethodFromName(request.path));
+                },
+            .on_answered =
+                [m = server->metrics_.get()](
+                    const HttpRequest& request, const HttpResponse& response,
+                    absl::Duration latency, bool handled) {
+                  if (response.over_size_limit) {
+                    m->RecordRejected(metrics::Limit::kMaxMessageBytes);
+                  }
+                  if (handled) {
+                    m->CallFinished(metrics::Protocol::kConnect,
+                                    metrics::MethodFromName(request.path));
+                  }
+                  if (response.rpc.empty()) return;
+                  m->RecordCall(metrics::Protocol::kConnect,
+                                metrics::MethodFromName(response.rpc),
+                                response.code, latency, request.body.size(),
+                                response.body.size());
+                },
         },
         server->connect_.get());
     if (!http.ok()) return http.status();

@@ -122,6 +122,7 @@ class HalmaServer {
   const ServerConfig& config() const { return config_; }
   HealthService& health() { return *health_; }
   HalmaRulesService& rules() { return *rules_; }
+  metrics::Metrics& metrics() { return *metrics_; }
   // The HTTP listener's port, or 0 when it is off.
   int http_port() const { return http_ != nullptr ? http_->port() : 0; }
   // The front proxy, or null when gRPC listens itself.
@@ -158,6 +159,7 @@ class HalmaServer {
   int port_ = 0;       // Where clients connect.
   int grpc_port_ = 0;  // gRPC's own port (= port_ without a front proxy).
   std::unique_ptr<FrontProxy> front_;
+  std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<HealthService> health_;
   std::unique_ptr<HalmaRulesService> rules_;
   std::unique_ptr<ReflectionV1Service> reflection_v1_;

@@ -337,7 +337,11 @@ HttpResponse ConnectHandler::HandleRpc(
   if (get) {
     absl::StatusOr<GetForm> form =
         ParseGetQuery(request.query, max_body_bytes_);
-    if (!form.ok()) return ErrorResponse(form.status(), rpc);
+    if (!form.ok()) {
+      HttpResponse refused = ErrorResponse(form.status(), rpc);
+      refused.over_size_limit = absl::IsResourceExhausted(form.status());
+      return refused;
+    }
     codec = form->codec;
     get_message = std::move(form->message);
     bytes = get_message;
@@ -371,11 +375,13 @@ HttpResponse ConnectHandler::HandleRpc(
       return response;
     }
     if (bytes.size() > static_cast<std::size_t>(max_body_bytes_)) {
-      return ErrorResponse(
+      HttpResponse refused = ErrorResponse(
           absl::ResourceExhaustedError(absl::StrCat(
               "request: ", bytes.size(), " bytes, expected at most ",
               max_body_bytes_, " (max_message_bytes)")),
           rpc);
+      refused.over_size_limit = true;
+      return refused;
     }
   }
 

@@ -49,6 +49,8 @@ struct HttpResponse {
   // for other paths, and how it ended.
   std::string rpc;
   absl::StatusCode code = absl::StatusCode::kOk;
+  // Set when a request over --max_message_bytes was refused.
+  bool over_size_limit = false;
 };
 
 // The Connect error code name of a status code ("invalid_argument").

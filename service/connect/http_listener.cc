@@ -265,6 +265,7 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
   request.path = url;
   const bool head = request.method == "HEAD";
   HttpResponse answer;
+  bool handled = false;
   if (call->too_large) {
     answer.status = 429;  // The protocol's resource_exhausted.
     answer.content_type = "application/json";
@@ -272,6 +273,7 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
         absl::StrCat("request: larger than ", options_.max_body_bytes,
                      " bytes (max_message_bytes)")));
     answer.code = absl::StatusCode::kResourceExhausted;
+    answer.over_size_limit = true;
     answer.headers.emplace_back("Connection", "close");
   } else if (request.path == "/metrics" && options_.metrics) {
     answer.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -286,10 +288,12 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
     request.protocol_version = Header(connection, "Connect-Protocol-Version");
     request.timeout_ms = Header(connection, "Connect-Timeout-Ms");
     request.body = call->body;
+    if (options_.on_started) options_.on_started(request);
+    handled = true;
     answer = handler_->Handle(request, [] { return false; });
   }
   if (options_.on_answered) {
-    options_.on_answered(request, answer, absl::Now() - call->started);
+    options_.on_answered(request, answer, absl::Now() - call->started, handled);
   }
   return Send(connection, answer, head);
 }

@@ -44,8 +44,12 @@ struct HttpListenerOptions {
   int threads = 4;
   // The Prometheus exposition for GET /metrics; unset: 404.
   std::function<std::string()> metrics;
-  // Called after every answered request (metrics, access log).
-  std::function<void(const HttpRequest&, const HttpResponse&, absl::Duration)>
+  // Called before a request is handed to the handler (not for /metrics or
+  // refusals), and after every answered request (metrics, access log).
+  std::function<void(const HttpRequest&)> on_started;
+  // `handled`: whether on_started was called for it.
+  std::function<void(const HttpRequest&, const HttpResponse&, absl::Duration,
+                     bool handled)>
       on_answered;
 };
 
