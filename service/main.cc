@@ -23,8 +23,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "service/log_limiter.h"
+#include "service/log/json_line.h"
+#include "service/log/logger.h"
 #include "service/server.h"
 #include "service/server_flags.h"
 
@@ -39,11 +41,13 @@ const char* malloc_conf =
 
 namespace {
 
-void Log(const std::string& line) {
-  // One write per line, so that lines from threads do not interleave.
-  const std::string text = line + "\n";
-  fwrite(text.data(), 1, text.size(), stderr);
-  fflush(stderr);
+// Every line on stderr is one JSON object (service/log): the server's own
+// lines here, the access log and library messages through the same logger.
+// Leaked on purpose: protobuf's log handler and the signal thread may use
+// it until the process exits.
+halma::service::Logger& TheLogger() {
+  static auto* logger = new halma::service::Logger();
+  return *logger;
 }
 
 sigset_t ShutdownSignals() {
@@ -88,8 +92,12 @@ class SignalWatcher {
         signal_.store(sig);
         first_.Notify();
       } else {
-        Log(absl::StrCat("halma_server: second signal (", strsignal(sig),
-                         ") during shutdown, exiting now"));
+        TheLogger().Error(
+            "server.second_signal",
+            {{"signal", strsignal(sig)},
+             {"message",
+              absl::StrCat("halma_server: second signal (", strsignal(sig),
+                           ") during shutdown, exiting now")}});
         _exit(1);
       }
     }
@@ -113,28 +121,38 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
 
-  halma::service::LimitProtobufLogging();
+  halma::service::RouteProtobufLogsTo(&TheLogger());
   std::vector<char*> rest;
   absl::StatusOr<halma::service::ServerConfig> config =
       halma::service::ParseServerFlags(argc, argv, &rest);
   if (!config.ok()) {
-    Log(absl::StrCat("halma_server: ", config.status().message()));
+    TheLogger().Error("config.error",
+                      {{"message", absl::StrCat("halma_server: ",
+                                                config.status().message())}});
     return 2;
   }
   if (!rest.empty()) {
-    Log(absl::StrCat("halma_server: unexpected arguments: ",
-                     absl::StrJoin(rest, " "), " (see --help)"));
+    TheLogger().Error(
+        "config.error",
+        {{"message", absl::StrCat("halma_server: unexpected arguments: ",
+                                  absl::StrJoin(rest, " "), " (see --help)")}});
     return 2;
   }
+  config->logger = &TheLogger();
+  TheLogger().set_access_log(config->access_log);
 
   SignalWatcher watcher;
   absl::StatusOr<std::unique_ptr<halma::service::HalmaServer>> server =
       halma::service::StartServer(*config);
   if (!server.ok()) {
-    Log(absl::StrCat("halma_server: ", server.status().message()));
+    TheLogger().Error("server.start_failed",
+                      {{"message", absl::StrCat("halma_server: ",
+                                                server.status().message())}});
     return 1;
   }
-  Log((*server)->ListeningLine());
+  // The start-up line: the human-readable summary (which tools and tests
+  // read for the ports) and every setting as its own field.
+  TheLogger().Write(halma::service::StartupLine(**server));
 
   int sig = 0;
   while ((sig = watcher.WaitForShutdownSignal(absl::Milliseconds(200))) == 0) {
@@ -142,18 +160,33 @@ int main(int argc, char** argv) {
     // useless, so it exits and lets its supervisor (Kubernetes) restart it.
     halma::service::FrontProxy* front = (*server)->front_proxy();
     if (front != nullptr && front->Exited()) {
-      Log(absl::StrCat("halma_server: the front proxy exited (wait status ",
-                       front->exit_status(), "), stopping"));
+      TheLogger().Error(
+          "front_proxy.exited",
+          {{"wait_status", front->exit_status()},
+           {"message",
+            absl::StrCat("halma_server: the front proxy exited (wait status ",
+                         front->exit_status(), "), stopping")}});
       (*server)->Shutdown(absl::ZeroDuration());
       return 1;
     }
   }
-  Log(absl::StrCat("halma_server: ", strsignal(sig),
-                   ", shutting down (NOT_SERVING for ",
-                   config->shutdown_delay_seconds, "s, then grace period ",
-                   config->grace_period_seconds, "s)"));
+  TheLogger().Info(
+      "server.shutdown",
+      {{"signal", strsignal(sig)},
+       {"shutdown_delay_seconds", config->shutdown_delay_seconds},
+       {"grace_period_seconds", config->grace_period_seconds},
+       {"message",
+        absl::StrCat("halma_server: ", strsignal(sig),
+                     ", shutting down (NOT_SERVING for ",
+                     config->shutdown_delay_seconds, "s, then grace period ",
+                     config->grace_period_seconds, "s)")}});
+  const absl::Time shutdown_started = absl::Now();
   (*server)->Shutdown();
   (*server)->Wait();
-  Log("halma_server: stopped");
+  TheLogger().FlushDropped();
+  TheLogger().Info("server.stopped",
+                   {{"shutdown_seconds",
+                     absl::ToDoubleSeconds(absl::Now() - shutdown_started)},
+                    {"message", "halma_server: stopped"}});
   return 0;
 }

@@ -16,6 +16,8 @@
 #include "grpc/grpc.h"
 #include "halma/flood_fill.h"
 #include "service/convert.h"
+#include "service/log/traceparent.h"
+#include "service/metrics/interceptor.h"
 #include "service/reflection/served_descriptor_set.h"
 
 #ifndef HALMA_VERSION
@@ -187,7 +189,31 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   std::vector<
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
-  interceptors.push_back(server->metrics_->NewInterceptorFactory());
+  Logger* access_log =
+      config.access_log && config.logger != nullptr ? config.logger : nullptr;
+  metrics::GrpcCallObserver observer;
+  if (access_log != nullptr) {
+    observer = [access_log](const metrics::GrpcCallRecord& call) {
+      const std::optional<std::string> trace =
+          TraceIdFromTraceparent(call.traceparent);
+      const absl::string_view method = metrics::MethodName(call.method);
+      const absl::string_view code = metrics::CodeName(call.code);
+      access_log->Access(AccessRecord{
+          .protocol = "grpc",
+          .method = std::string_view(method.data(), method.size()),
+          .code = std::string_view(code.data(), code.size()),
+          .latency = call.latency,
+          .peer = call.peer,
+          .request_bytes = static_cast<std::int64_t>(call.request_bytes),
+          .response_bytes = static_cast<std::int64_t>(call.response_bytes),
+          .variant = {},
+          .trace_id =
+              trace.has_value() ? std::string_view(*trace) : std::string_view(),
+      });
+    };
+  }
+  interceptors.push_back(
+      server->metrics_->NewInterceptorFactory(std::move(observer)));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(server->health_.get());
   if (config.reflection) {
@@ -285,6 +311,7 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
             .max_body_bytes = config.max_message_bytes,
             .max_header_bytes = config.max_metadata_bytes,
             .threads = config.http_threads > 0 ? config.http_threads : 2 * cpus,
+            .record_peer = access_log != nullptr,
             .metrics = [m = server->metrics_.get()] { return m->Exposition(); },
             .on_started =
                 [m = server->metrics_.get()](const HttpRequest& request) {
@@ -292,7 +319,7 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
                                  metrics::MethodFromName(request.path));
                 },
             .on_answered =
-                [m = server->metrics_.get()](
+                [m = server->metrics_.get(), access_log](
                     const HttpRequest& request, const HttpResponse& response,
                     absl::Duration latency, bool handled) {
                   if (response.over_size_limit) {
@@ -303,6 +330,28 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
                                     metrics::MethodFromName(request.path));
                   }
                   if (response.rpc.empty()) return;
+                  if (access_log != nullptr) {
+                    const std::optional<std::string> trace =
+                        TraceIdFromTraceparent(
+                            std::string_view(request.traceparent.data(),
+                                             request.traceparent.size()));
+                    const absl::string_view code = metrics::CodeName(
+                        static_cast<grpc::StatusCode>(response.code));
+                    access_log->Access(AccessRecord{
+                        .protocol = "connect",
+                        .method = response.rpc,
+                        .code = std::string_view(code.data(), code.size()),
+                        .latency = latency,
+                        .peer = request.peer,
+                        .request_bytes =
+                            static_cast<std::int64_t>(request.body.size()),
+                        .response_bytes =
+                            static_cast<std::int64_t>(response.body.size()),
+                        .variant = response.variant,
+                        .trace_id = trace.has_value() ? std::string_view(*trace)
+                                                      : std::string_view(),
+                    });
+                  }
                   m->RecordCall(metrics::Protocol::kConnect,
                                 metrics::MethodFromName(response.rpc),
                                 response.code, latency, request.body.size(),
@@ -353,6 +402,42 @@ std::string HalmaServer::ListeningLine() const {
                        : absl::StrCat(JoinHostPort(config_.host, http_->port()),
                                       " (Connect protocol)"),
       "; flood_fill ", FloodFillKernelName(ActiveFloodFillKernel()), ")");
+}
+
+JsonLine StartupLine(const HalmaServer& server) {
+  const ServerConfig& c = server.config();
+  JsonLine line("info", "server.start");
+  line.Add("message", server.ListeningLine());
+  line.Add({
+      {"version", Version()},
+      {"host", c.host},
+      {"port", server.port()},
+      {"http", c.http},
+      {"http_port", server.http_port()},
+      {"tls", !c.tls_cert.empty()},
+      {"reflection", c.reflection},
+      {"front_proxy", c.front_proxy},
+      {"access_log", c.access_log},
+      {"max_message_bytes", c.max_message_bytes},
+      {"max_record_moves", c.max_record_moves},
+      {"max_concurrent_adjudications",
+       server.rules_options().max_concurrent_adjudications},
+      {"max_call_seconds", c.max_call_seconds},
+      {"max_concurrent_streams", c.max_concurrent_streams},
+      {"max_connections", c.max_connections},
+      {"max_metadata_bytes", c.max_metadata_bytes},
+      {"idle_timeout_seconds", c.idle_timeout_seconds},
+      {"handshake_timeout_seconds", c.handshake_timeout_seconds},
+      {"stream_read_timeout_seconds", c.stream_read_timeout_seconds},
+      {"max_memory_bytes", c.max_memory_bytes},
+      {"shutdown_delay_seconds", c.shutdown_delay_seconds},
+      {"grace_period_seconds", c.grace_period_seconds},
+      {"max_connection_age_seconds", c.max_connection_age_seconds},
+      {"max_connection_age_grace_seconds", c.max_connection_age_grace_seconds},
+      {"http_threads", c.http_threads},
+      {"flood_fill", FloodFillKernelName(ActiveFloodFillKernel())},
+  });
+  return line;
 }
 
 void HalmaServer::Shutdown(absl::Duration grace) {

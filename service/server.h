@@ -16,6 +16,8 @@
 #include "service/front_proxy.h"
 #include "service/halma_rules_service.h"
 #include "service/health.h"
+#include "service/log/json_line.h"
+#include "service/log/logger.h"
 #include "service/reflection/reflection_service.h"
 
 namespace halma::service {
@@ -74,6 +76,13 @@ struct ServerConfig {
   // Threads that read HTTP requests and answer them; 0 = twice the number
   // of CPUs (a replay holds its thread until it ends).
   int http_threads = 0;
+  // --- Logs ---
+  // One JSON line per call (method, code, latency, peer, bytes, variant,
+  // trace id) on both ports; off by default.
+  bool access_log = false;
+  // Where the access log goes (the server's own lines are main()'s); none
+  // when null. Must outlive the server.
+  Logger* logger = nullptr;
   // --- Shutdown ---
   // After SIGTERM, how long health answers NOT_SERVING while every call is
   // still served, before the listener closes (lets load balancers move
@@ -122,6 +131,7 @@ class HalmaServer {
   const ServerConfig& config() const { return config_; }
   HealthService& health() { return *health_; }
   HalmaRulesService& rules() { return *rules_; }
+  const RulesOptions& rules_options() const { return rules_->options(); }
   metrics::Metrics& metrics() { return *metrics_; }
   // The HTTP listener's port, or 0 when it is off.
   int http_port() const { return http_ != nullptr ? http_->port() : 0; }
@@ -169,6 +179,10 @@ class HalmaServer {
   std::unique_ptr<HttpListener> http_;
   std::once_flag shutdown_once_;
 };
+
+// The start-up log line: "message" is ListeningLine(), then every setting
+// as a field of its own.
+JsonLine StartupLine(const HalmaServer& server);
 
 // Same as HalmaServer::Start.
 inline absl::StatusOr<std::unique_ptr<HalmaServer>> StartServer(

@@ -84,6 +84,10 @@ ABSL_FLAG(int, http_port, 8080,
 ABSL_FLAG(int, http_threads, 0,
           "Threads of the HTTP listener; 0 = twice the number of CPUs. Env: "
           "HALMA_HTTP_THREADS.");
+ABSL_FLAG(bool, access_log, false,
+          "Log every call (gRPC and HTTP) as one JSON line on stderr: method, "
+          "code, latency, peer, bytes, variant, trace id. Env: "
+          "HALMA_ACCESS_LOG.");
 ABSL_FLAG(bool, reflection, true,
           "Serve gRPC server reflection (grpc.reflection.v1 and v1alpha), for "
           "tools such as grpcurl and buf curl. Env: HALMA_REFLECTION.");
@@ -121,6 +125,7 @@ const std::vector<FlagEnv>& FlagEnvironment() {
       {"http", "HALMA_HTTP"},
       {"http_port", "HALMA_HTTP_PORT"},
       {"http_threads", "HALMA_HTTP_THREADS"},
+      {"access_log", "HALMA_ACCESS_LOG"},
       {"reflection", "HALMA_REFLECTION"},
       {"tls_cert", "HALMA_TLS_CERT"},
       {"tls_key", "HALMA_TLS_KEY"},
@@ -173,6 +178,7 @@ ServerConfig ConfigFromFlags() {
   config.http = absl::GetFlag(FLAGS_http);
   config.http_port = absl::GetFlag(FLAGS_http_port);
   config.http_threads = absl::GetFlag(FLAGS_http_threads);
+  config.access_log = absl::GetFlag(FLAGS_access_log);
   config.reflection = absl::GetFlag(FLAGS_reflection);
   config.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   config.tls_key = absl::GetFlag(FLAGS_tls_key);

@@ -149,6 +149,18 @@ absl::Status WriteMessage(const google::protobuf::Message& message, Codec codec,
   return absl::OkStatus();
 }
 
+// The variant label of the access log: the preset name (cut), or
+// "custom".
+std::string VariantLabel(const v1::Variant& variant) {
+  if (variant.has_custom()) return "custom";
+  return std::string(variant.preset().substr(0, 40));
+}
+std::string VariantLabel(const v1::ListVariantsRequest&) { return ""; }
+template <typename Request>
+std::string VariantLabel(const Request& request) {
+  return VariantLabel(request.variant());
+}
+
 // Parses, answers, writes: one RPC's conversion.
 template <typename Request, typename Response, typename Answer>
 absl::Status Serve(absl::string_view bytes, Codec codec, HttpResponse* response,
@@ -156,6 +168,7 @@ absl::Status Serve(absl::string_view bytes, Codec codec, HttpResponse* response,
   Request request;
   Response answered;
   absl::Status status = ParseMessage(bytes, codec, &request);
+  if (status.ok()) response->variant = VariantLabel(request);
   if (status.ok()) status = answer(request, &answered);
   if (status.ok()) status = WriteMessage(answered, codec, response);
   return status;

@@ -38,6 +38,10 @@ struct HttpRequest {
   std::optional<absl::string_view> protocol_version;
   std::optional<absl::string_view> timeout_ms;
   absl::string_view body;
+  // For the access log (filled only when it is on): the client's address
+  // and its W3C traceparent header.
+  std::string peer;
+  absl::string_view traceparent;
 };
 
 struct HttpResponse {
@@ -49,6 +53,9 @@ struct HttpResponse {
   // for other paths, and how it ended.
   std::string rpc;
   absl::StatusCode code = absl::StatusCode::kOk;
+  // The variant the request named (preset name, "custom"), for the access
+  // log; empty for ListVariants and errors before parsing.
+  std::string variant;
   // Set when a request over --max_message_bytes was refused.
   bool over_size_limit = false;
 };

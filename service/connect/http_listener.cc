@@ -61,6 +61,22 @@ MHD_Result Send(MHD_Connection* connection, const HttpResponse& answer,
   return queued;
 }
 
+// "127.0.0.1:53412" or "[::1]:53412".
+std::string Peer(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == nullptr || info->client_addr == nullptr) return "";
+  char host[INET6_ADDRSTRLEN] = "";
+  if (info->client_addr->sa_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(info->client_addr);
+    inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host));
+    return absl::StrCat(host, ":", ntohs(v4->sin_port));
+  }
+  const auto* v6 = reinterpret_cast<const sockaddr_in6*>(info->client_addr);
+  inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host));
+  return absl::StrCat("[", host, "]:", ntohs(v6->sin6_port));
+}
+
 // libmicrohttpd reports its own errors (a failed accept, a malformed
 // request line) here; the clients' mistakes are not worth a line each.
 void Log(void* /*cls*/, const char* /*format*/, va_list /*args*/) {}
@@ -288,6 +304,10 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
     request.protocol_version = Header(connection, "Connect-Protocol-Version");
     request.timeout_ms = Header(connection, "Connect-Timeout-Ms");
     request.body = call->body;
+    if (options_.record_peer) {
+      request.peer = Peer(connection);
+      request.traceparent = Header(connection, "traceparent").value_or("");
+    }
     if (options_.on_started) options_.on_started(request);
     handled = true;
     answer = handler_->Handle(request, [] { return false; });

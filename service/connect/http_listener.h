@@ -42,6 +42,8 @@ struct HttpListenerOptions {
   int max_header_bytes = 16384;
   // Threads that read requests and run the handlers.
   int threads = 4;
+  // Fill HttpRequest::peer and ::traceparent (for the access log).
+  bool record_peer = false;
   // The Prometheus exposition for GET /metrics; unset: 404.
   std::function<std::string()> metrics;
   // Called before a request is handed to the handler (not for /metrics or

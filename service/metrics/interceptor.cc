@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 
+#include "grpcpp/server_context.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/interceptor.h"
 
@@ -14,8 +15,12 @@ using grpc::experimental::InterceptionHookPoints;
 
 class MetricsInterceptor final : public grpc::experimental::Interceptor {
  public:
-  MetricsInterceptor(Metrics* metrics, Method method)
+  MetricsInterceptor(Metrics* metrics, Method method,
+                     const GrpcCallObserver* observer,
+                     grpc::ServerContextBase* context)
       : metrics_(metrics),
+        observer_(observer),
+        context_(context),
         method_(method),
         raw_request_(HasRawRequest(method)),
         start_(std::chrono::steady_clock::now()) {
@@ -27,7 +32,7 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
     Acquire();
     // A call that ended without the server sending a status (torn down by
     // a cancellation or a shutdown) still counts, as CANCELLED.
-    Record(grpc::StatusCode::CANCELLED);
+    Record(grpc::StatusCode::CANCELLED, /*context_alive=*/false);
     metrics_->CallFinished(Protocol::kGrpc, method_);
   }
 
@@ -54,7 +59,7 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
     }
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::PRE_SEND_STATUS)) {
-      Record(methods->GetSendStatus().error_code());
+      Record(methods->GetSendStatus().error_code(), /*context_alive=*/true);
     }
     methods->Proceed();
   }
@@ -68,16 +73,33 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
   void Acquire() const { (void)published_.load(std::memory_order_acquire); }
 
   // Records the call the first time only.
-  void Record(grpc::StatusCode code) {
+  void Record(grpc::StatusCode code, bool context_alive) {
     if (recorded_.exchange(true, std::memory_order_relaxed)) return;
     const auto elapsed = std::chrono::steady_clock::now() - start_;
+    const std::size_t request_bytes =
+        request_bytes_.load(std::memory_order_relaxed);
+    const std::size_t response_bytes =
+        response_bytes_.load(std::memory_order_relaxed);
     metrics_->RecordCall(Protocol::kGrpc, method_, code,
-                         absl::FromChrono(elapsed),
-                         request_bytes_.load(std::memory_order_relaxed),
-                         response_bytes_.load(std::memory_order_relaxed));
+                         absl::FromChrono(elapsed), request_bytes,
+                         response_bytes);
+    if (observer_ == nullptr || !*observer_) return;
+    GrpcCallRecord record{
+        method_, code, absl::FromChrono(elapsed), request_bytes, response_bytes,
+        "",      ""};
+    if (context_alive && context_ != nullptr) {
+      record.peer = context_->peer();
+      const auto& metadata = context_->client_metadata();
+      if (auto found = metadata.find("traceparent"); found != metadata.end()) {
+        record.traceparent.assign(found->second.data(), found->second.size());
+      }
+    }
+    (*observer_)(record);
   }
 
   Metrics* const metrics_;
+  const GrpcCallObserver* const observer_;
+  grpc::ServerContextBase* const context_;
   const Method method_;
   const bool raw_request_;
   const std::chrono::steady_clock::time_point start_;
@@ -95,7 +117,8 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
 grpc::experimental::Interceptor*
 MetricsInterceptorFactory::CreateServerInterceptor(
     grpc::experimental::ServerRpcInfo* info) {
-  return new MetricsInterceptor(metrics_, MethodFromName(info->method()));
+  return new MetricsInterceptor(metrics_, MethodFromName(info->method()),
+                                &observer_, info->server_context());
 }
 
 }  // namespace halma::service::metrics

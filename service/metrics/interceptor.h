@@ -22,22 +22,42 @@
 #ifndef HALMA_SERVICE_METRICS_INTERCEPTOR_H_
 #define HALMA_SERVICE_METRICS_INTERCEPTOR_H_
 
+#include <functional>
+#include <string>
+
 #include "grpcpp/support/server_interceptor.h"
 #include "service/metrics/metrics.h"
 
 namespace halma::service::metrics {
 
+// One finished gRPC call, for an access log.
+struct GrpcCallRecord {
+  Method method;
+  grpc::StatusCode code;
+  absl::Duration latency;
+  std::size_t request_bytes;
+  std::size_t response_bytes;
+  std::string peer;         // "ipv4:127.0.0.1:53412"
+  std::string traceparent;  // The client's W3C traceparent header, if any.
+};
+using GrpcCallObserver = std::function<void(const GrpcCallRecord&)>;
+
 class MetricsInterceptorFactory final
     : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
-  // `metrics` must outlive the server.
-  explicit MetricsInterceptorFactory(Metrics* metrics) : metrics_(metrics) {}
+  // `metrics` must outlive the server. `observer`, when set, is also told
+  // of every call that sends a status (the access log); unset, the hot
+  // path is as before.
+  explicit MetricsInterceptorFactory(Metrics* metrics,
+                                     GrpcCallObserver observer = nullptr)
+      : metrics_(metrics), observer_(std::move(observer)) {}
 
   grpc::experimental::Interceptor* CreateServerInterceptor(
       grpc::experimental::ServerRpcInfo* info) override;
 
  private:
   Metrics* metrics_;
+  const GrpcCallObserver observer_;
 };
 
 }  // namespace halma::service::metrics

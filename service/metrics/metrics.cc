@@ -311,8 +311,9 @@ void Metrics::RecordRejected(Limit limit) {
 }
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-Metrics::NewInterceptorFactory() {
-  return std::make_unique<MetricsInterceptorFactory>(this);
+Metrics::NewInterceptorFactory(
+    std::function<void(const GrpcCallRecord&)> observer) {
+  return std::make_unique<MetricsInterceptorFactory>(this, std::move(observer));
 }
 
 std::vector<prometheus::MetricFamily> Metrics::Collect() const {

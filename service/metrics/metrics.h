@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,8 @@ enum class Limit : std::uint8_t {
 inline constexpr int kLimitCount = 4;
 // "max_concurrent_adjudications", ...
 absl::string_view LimitName(Limit limit);
+
+struct GrpcCallRecord;  // interceptor.h
 
 struct MetricsOptions {
   // halma_build_info's labels: Version() and the active flood-fill kernel's
@@ -160,8 +163,10 @@ class Metrics {
   // A factory for ServerBuilder::experimental().SetInterceptorCreators: it
   // records every gRPC call's method, code, latency, bytes and in-flight
   // count (see interceptor.h). This object must outlive the server.
+  // `observer`, when set, also gets every call (the access log).
   std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-  NewInterceptorFactory();
+  NewInterceptorFactory(
+      std::function<void(const GrpcCallRecord&)> observer = nullptr);
 
   // --- Scraping. ---
 
