@@ -56,7 +56,7 @@ start_server() {  # $1: front proxy path or ""
   HALMA_FRONT_PROXY="$1" "$SERVER" --host=127.0.0.1 --port=0 --http_port=0 2>"$WORK/server.log" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
-    PORT=$(sed -n 's/^halma_server listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$WORK/server.log")
+    PORT=$(sed -n 's/.*halma_server listening on 127.0.0.1:\([0-9]*\) .*/\1/p' "$WORK/server.log")
     [[ -n "$PORT" ]] && return 0
     sleep 0.1
   done

@@ -41,6 +41,9 @@ stage "api gate" bash scripts/api-check.sh
 # The Python, Node and Go clients against the real binary, side by side.
 stage "clients" bash scripts/clients-test.sh "$BUILD_DIR/service/halma_server"
 stage "service bench smoke" bash bench/service/run.sh "$BUILD_DIR" --smoke
+# The same requests over the Connect protocol (JSON and protobuf) beside
+# gRPC, answers checked, no timing asserted.
+stage "http bench smoke" bash bench/service/run.sh "$BUILD_DIR" --http --smoke
 stage "sanitizers" bash scripts/sanitizers.sh all
 if [ -f deploy/check.sh ]; then
   stage "deploy checks" bash deploy/check.sh "$BUILD_DIR"

@@ -16,6 +16,12 @@ if [[ $# -gt 0 && "$1" != -* ]]; then
   BUILD_DIR=$1
   shift
 fi
+# --http: the HTTP/JSON endpoint beside gRPC (http_bench.py) instead.
+DRIVER=bench/service/service_bench.py
+if [[ "${1:-}" == --http ]]; then
+  DRIVER=bench/service/http_bench.py
+  shift
+fi
 if [[ ! -f "$BUILD_DIR/build.ninja" && ! -f "$BUILD_DIR/Makefile" ]]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja >/dev/null
 fi
@@ -24,5 +30,5 @@ cmake --build "$BUILD_DIR" --target halma_server halma_service_payloads
 PAYLOADS=$(mktemp -d -t halma-service-payloads.XXXXXX)
 trap 'rm -rf "$PAYLOADS"' EXIT
 "$BUILD_DIR/bench/service/halma_service_payloads" --out="$PAYLOADS"
-/usr/bin/python3 bench/service/service_bench.py \
+/usr/bin/python3 "$DRIVER" \
   --server "$BUILD_DIR/service/halma_server" --payloads "$PAYLOADS" "$@"

@@ -40,7 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_SERVER = os.path.join(REPO, "build", "service", "halma_server")
 DEFAULT_NGHTTPX = "/usr/sbin/nghttpx"
-LISTEN_LINE = re.compile(r"^halma_server listening on 127\.0\.0\.1:(\d+) ")
+# Inside the JSON start-up line's "message".
+LISTEN_LINE = re.compile(r"halma_server listening on 127\.0\.0\.1:(\d+) ")
 FLOOR = "health"
 # The /proc readers of the attack suite (process trees, CPU, RSS), shared.
 sys.path.insert(0, os.path.join(REPO, "tests", "attack"))
@@ -212,7 +213,7 @@ class Server:
         for line in self.process.stderr:
             line = line.rstrip("\n")
             self.stderr_tail = (self.stderr_tail + [line])[-STDERR_KEPT:]
-            m = LISTEN_LINE.match(line)
+            m = LISTEN_LINE.search(line)
             if m and self.port is None:
                 self.port = int(m.group(1))
                 self.listen_line = line

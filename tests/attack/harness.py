@@ -89,6 +89,7 @@ def server_environment(manifest_env):
     env.update(manifest_env)
     env["HALMA_HOST"] = "127.0.0.1"
     env["HALMA_PORT"] = "0"
+    env["HALMA_HTTP_PORT"] = "0"  # Tests run side by side: never 8080.
     for k in list(env):
         if k.startswith("HALMA_") and k.endswith("_PORT"):
             env[k] = "0"
