@@ -12,6 +12,7 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "halma/notation.h"
+#include "service/connect/legal_moves_json.h"
 #include "service/request_codec.h"
 
 namespace halma::service {
@@ -303,6 +304,31 @@ HttpResponse ConnectHandler::Handle(
   return PlainText(404, "not found\n");
 }
 
+// LegalMoves has the largest answers by far: in protobuf they are the
+// bytes the gRPC handler sends, as they are; in JSON they are written
+// directly (legal_moves_json.h).
+absl::Status ConnectHandler::ServeLegalMoves(absl::string_view bytes, int codec,
+                                             HttpResponse* response) const {
+  v1::LegalMovesRequest request;
+  absl::Status status =
+      ParseMessage(bytes, static_cast<Codec>(codec), &request);
+  if (!status.ok()) return status;
+  response->variant = VariantLabel(request);
+  if (static_cast<Codec>(codec) == Codec::kProto) {
+    response->content_type = "application/proto";
+    return rules_->EncodeLegalMoves(request, [response](std::size_t size) {
+      response->body.resize(size);
+      return response->body.data();
+    });
+  }
+  v1::LegalMovesResponse answer;
+  status = rules_->AnswerLegalMoves(request, &answer);
+  if (!status.ok()) return status;
+  response->content_type = "application/json";
+  if (WriteLegalMovesJson(answer, &response->body)) return absl::OkStatus();
+  return WriteMessage(answer, Codec::kJson, response);
+}
+
 HttpResponse ConnectHandler::HandleRpc(
     const HttpRequest& request, absl::string_view rpc,
     absl::FunctionRef<bool()> client_gone) const {
@@ -407,10 +433,7 @@ HttpResponse ConnectHandler::HandleRpc(
           return rules_->AnswerValidateMove(in, out);
         });
   } else if (method == "LegalMoves") {
-    status = Serve<v1::LegalMovesRequest, v1::LegalMovesResponse>(
-        bytes, codec, &response, [this](const auto& in, auto* out) {
-          return rules_->AnswerLegalMoves(in, out);
-        });
+    status = ServeLegalMoves(bytes, static_cast<int>(codec), &response);
   } else if (method == "Adjudicate") {
     status = Serve<v1::AdjudicateRequest, v1::AdjudicateResponse>(
         bytes, codec, &response, [&](const auto& in, auto* out) {

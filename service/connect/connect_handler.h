@@ -80,6 +80,8 @@ class ConnectHandler {
                       absl::FunctionRef<bool()> client_gone) const;
 
  private:
+  absl::Status ServeLegalMoves(absl::string_view bytes, int codec,
+                               HttpResponse* response) const;
   HttpResponse HandleRpc(const HttpRequest& request, absl::string_view rpc,
                          absl::FunctionRef<bool()> client_gone) const;
 
