@@ -236,6 +236,7 @@ HttpListener::~HttpListener() {
   stop_cv_.notify_all();
   if (sweeper_.joinable()) sweeper_.join();
   if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
+  if (quiesced_socket_ >= 0) close(quiesced_socket_);
 }
 
 std::int64_t HttpListener::timed_out_total() const {
@@ -268,9 +269,10 @@ void HttpListener::Sweep() {
 }
 
 void HttpListener::StopAccepting() {
-  if (daemon_ == nullptr) return;
-  const MHD_socket socket = MHD_quiesce_daemon(daemon_);
-  if (socket != MHD_INVALID_SOCKET) close(socket);
+  if (daemon_ == nullptr || quiesced_socket_ >= 0) return;
+  // The socket is ours to close now, but only after MHD_stop_daemon: the
+  // daemon's threads may still be using it (libmicrohttpd's manual).
+  quiesced_socket_ = MHD_quiesce_daemon(daemon_);
 }
 
 int HttpListener::Answer(MHD_Connection* connection, void* state,

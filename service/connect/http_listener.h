@@ -97,6 +97,7 @@ class HttpListener {
   const ConnectHandler* const handler_;
   MHD_Daemon* daemon_ = nullptr;
   int port_ = 0;
+  int quiesced_socket_ = -1;  // Returned by MHD_quiesce_daemon.
 
   mutable std::mutex mu_;
   std::condition_variable stop_cv_;
