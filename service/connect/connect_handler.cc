@@ -321,10 +321,21 @@ absl::Status ConnectHandler::ServeLegalMoves(absl::string_view bytes, int codec,
       return response->body.data();
     });
   }
-  v1::LegalMovesResponse answer;
-  status = rules_->AnswerLegalMoves(request, &answer);
+  // JSON straight from the encoded answer: no message is made.
+  thread_local std::string encoded;
+  status = rules_->EncodeLegalMoves(request, [](std::size_t size) {
+    encoded.resize(size);
+    return encoded.data();
+  });
   if (!status.ok()) return status;
   response->content_type = "application/json";
+  if (WriteLegalMovesJsonFromWire(encoded, &response->body)) {
+    return absl::OkStatus();
+  }
+  v1::LegalMovesResponse answer;
+  if (!answer.ParseFromString(encoded)) {
+    return absl::InternalError("LegalMoves: the answer does not parse");
+  }
   if (WriteLegalMovesJson(answer, &response->body)) return absl::OkStatus();
   return WriteMessage(answer, Codec::kJson, response);
 }

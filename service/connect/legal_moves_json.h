@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "halma/v1/halma.pb.h"
 
 namespace halma::service {
@@ -21,6 +22,12 @@ namespace halma::service {
 // the service never produces; the caller then uses protobuf's converter.
 bool WriteLegalMovesJson(const v1::LegalMovesResponse& response,
                          std::string* out);
+
+// The same from the answer's serialized bytes (HalmaRulesService::
+// EncodeLegalMoves), without making the message: no Move objects, no
+// strings but the output. False (leaving `out` as it was) for bytes it
+// does not read (anything EncodeLegalMoves does not write).
+bool WriteLegalMovesJsonFromWire(absl::string_view bytes, std::string* out);
 
 }  // namespace halma::service
 

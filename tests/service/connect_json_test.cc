@@ -40,10 +40,16 @@ std::string ProtobufJson(const v1::LegalMovesResponse& response) {
   return json;
 }
 
+// Both writers, from the message and from its bytes, against protobuf.
 void ExpectSameJson(const v1::LegalMovesResponse& response) {
+  const std::string expected = ProtobufJson(response);
   std::string written;
   ASSERT_TRUE(WriteLegalMovesJson(response, &written));
-  EXPECT_EQ(written, ProtobufJson(response));
+  EXPECT_EQ(written, expected);
+  std::string from_wire;
+  ASSERT_TRUE(
+      WriteLegalMovesJsonFromWire(response.SerializeAsString(), &from_wire));
+  EXPECT_EQ(from_wire, expected);
 }
 
 TEST(LegalMovesJsonTest, MatchesProtobufOnEveryCommittedPosition) {
@@ -101,7 +107,36 @@ TEST(LegalMovesJsonTest, LeavesTextItDoesNotWriteToProtobuf) {
   response.set_position("a\"b");
   std::string written = "kept";
   EXPECT_FALSE(WriteLegalMovesJson(response, &written));
+  EXPECT_FALSE(
+      WriteLegalMovesJsonFromWire(response.SerializeAsString(), &written));
   EXPECT_EQ(written, "kept");
+  // Bytes that are not a LegalMovesResponse as the service writes one.
+  for (const std::string bytes :
+       {std::string("\x0a\x05\x0a\x02a1"), std::string("\x28\x01"),
+        std::string("\x10\xff"), std::string("\x0a\x03\x20\x01\x2a")}) {
+    EXPECT_FALSE(WriteLegalMovesJsonFromWire(bytes, &written));
+    EXPECT_EQ(written, "kept");
+  }
+}
+
+TEST(LegalMovesJsonTest, TheServiceEncodingReadsBack) {
+  // EncodeLegalMoves' bytes (the gRPC answer) through the wire writer.
+  const HalmaRulesService rules;
+  v1::LegalMovesRequest request;
+  request.mutable_variant()->set_preset("classic-16x16");
+  std::string encoded;
+  ASSERT_TRUE(rules
+                  .EncodeLegalMoves(request,
+                                    [&encoded](std::size_t size) {
+                                      encoded.resize(size);
+                                      return encoded.data();
+                                    })
+                  .ok());
+  v1::LegalMovesResponse parsed;
+  ASSERT_TRUE(parsed.ParseFromString(encoded));
+  std::string written;
+  ASSERT_TRUE(WriteLegalMovesJsonFromWire(encoded, &written));
+  EXPECT_EQ(written, ProtobufJson(parsed));
 }
 
 }  // namespace
