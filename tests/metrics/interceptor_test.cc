@@ -59,12 +59,16 @@ class InterceptorTest : public ::testing::Test {
                          .preset_names = PresetNames()});
     ASSERT_TRUE(metrics.ok()) << metrics.status();
     metrics_ = *std::move(metrics);
+    // HalmaRules methods count themselves (the interceptor leaves them to
+    // the handlers); the service gets the metrics as the server gives them.
+    rules_ = std::make_unique<HalmaRulesService>(
+        RulesOptions{.metrics = metrics_.get()});
     health_.SetServingStatus("", true);
 
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                              &port_);
-    builder.RegisterService(&rules_);
+    builder.RegisterService(rules_.get());
     builder.RegisterService(&health_);
     builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
     std::vector<
@@ -106,7 +110,7 @@ class InterceptorTest : public ::testing::Test {
   }
 
   std::unique_ptr<Metrics> metrics_;
-  HalmaRulesService rules_;
+  std::unique_ptr<HalmaRulesService> rules_;
   HealthService health_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
