@@ -1,8 +1,8 @@
 // The per-request JSON work without HTTP: parse body.json into a Struct and
 // serialize the answer, N times; prints CPU seconds per 100k requests.
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,7 +12,8 @@
 static double CpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 int main(int argc, char** argv) {
@@ -30,9 +31,10 @@ int main(int argc, char** argv) {
     bytes += out.size();
   }
   double t = CpuSeconds() - t0;
-  std::printf("{\"requests\": %ld, \"cpu_s\": %.4f, \"cpu_s_per_100k\": %.4f, "
-              "\"per_s_one_core\": %.0f, \"answer_bytes\": %zu}\n",
-              n, t, t / static_cast<double>(n) * 1e5, static_cast<double>(n) / t,
-              bytes / static_cast<std::size_t>(n));
+  std::printf(
+      "{\"requests\": %ld, \"cpu_s\": %.4f, \"cpu_s_per_100k\": %.4f, "
+      "\"per_s_one_core\": %.0f, \"answer_bytes\": %zu}\n",
+      n, t, t / static_cast<double>(n) * 1e5, static_cast<double>(n) / t,
+      bytes / static_cast<std::size_t>(n));
   return 0;
 }

@@ -27,7 +27,8 @@ inline bool HandleJson(std::string_view body, std::string* out) {
   google::protobuf::Struct answer;
   auto& fields = *answer.mutable_fields();
   fields["legal"].set_bool_value(true);
-  fields["fieldCount"].set_number_value(static_cast<double>(request.fields_size()));
+  fields["fieldCount"].set_number_value(
+      static_cast<double>(request.fields_size()));
   *fields["request"].mutable_struct_value() = request;
   out->clear();
   status = google::protobuf::util::MessageToJsonString(answer, out);
@@ -37,8 +38,8 @@ inline bool HandleJson(std::string_view body, std::string* out) {
 struct Options {
   int port = 18080;
   int threads = 2;
-  int timeout_s = 5;      // idle / request timeout where the library has one
-  int max_conns = 256;    // where the library has a limit
+  int timeout_s = 5;    // idle / request timeout where the library has one
+  int max_conns = 256;  // where the library has a limit
 };
 
 inline Options ParseArgs(int argc, char** argv) {

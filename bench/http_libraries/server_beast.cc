@@ -1,19 +1,17 @@
 // Boost.Beast 1.74 (libboost-dev, header-only): asio io_context run by N
 // threads, a strand per connection. Beast gives the parser and its limits;
 // timeouts and the connection limit are this file's own code.
-#include <utility>  // boost 1.74 asio/awaitable.hpp needs std::exchange in C++20
-
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>  // boost 1.74 asio/awaitable.hpp needs std::exchange in C++20
 #include <vector>
 
 #include "json_work.h"
@@ -46,10 +44,11 @@ class Session : public std::enable_shared_from_this<Session> {
     // One deadline for idle time + header + body: slow clients are cut off
     // after timeout_ however they trickle.
     stream_.expires_after(timeout_);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->OnRead(ec);
+        });
   }
 
   void OnRead(beast::error_code ec) {
@@ -65,7 +64,8 @@ class Session : public std::enable_shared_from_this<Session> {
     auto& req = parser_->get();
     if (req.method() != http::verb::post ||
         req.target().substr(0, 21) != "/halma.v1.HalmaRules/") {
-      Reply(http::status::not_found, R"({"code":"not_found"})", req.keep_alive());
+      Reply(http::status::not_found, R"({"code":"not_found"})",
+            req.keep_alive());
       return;
     }
     std::string out;
@@ -81,14 +81,15 @@ class Session : public std::enable_shared_from_this<Session> {
     res->body() = std::move(body);
     res->prepare_payload();
     stream_.expires_after(timeout_);
-    http::async_write(stream_, *res,
-                      [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
-                        if (ec || !res->keep_alive()) {
-                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-                          return;
-                        }
-                        self->Read();
-                      });
+    http::async_write(
+        stream_, *res,
+        [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+          if (ec || !res->keep_alive()) {
+            self->stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+            return;
+          }
+          self->Read();
+        });
   }
 
   beast::tcp_stream stream_;
@@ -107,12 +108,12 @@ class Listener : public std::enable_shared_from_this<Listener> {
     acceptor_.listen(asio::socket_base::max_listen_connections);
   }
   void Accept() {
-    acceptor_.async_accept(asio::make_strand(ioc_),
-                           [self = shared_from_this()](beast::error_code ec,
-                                                       tcp::socket s) {
-                             if (!ec) self->OnAccept(std::move(s));
-                             self->Accept();
-                           });
+    acceptor_.async_accept(
+        asio::make_strand(ioc_),
+        [self = shared_from_this()](beast::error_code ec, tcp::socket s) {
+          if (!ec) self->OnAccept(std::move(s));
+          self->Accept();
+        });
   }
 
  private:
@@ -145,7 +146,8 @@ int main(int argc, char** argv) {
   std::printf("listening %d\n", o.port);
   std::fflush(stdout);
   std::vector<std::thread> threads;
-  for (int i = 1; i < o.threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  for (int i = 1; i < o.threads; ++i)
+    threads.emplace_back([&ioc] { ioc.run(); });
   ioc.run();
   for (auto& t : threads) t.join();
   return 0;

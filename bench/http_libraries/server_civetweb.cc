@@ -1,11 +1,11 @@
 // civetweb 1.15 (libcivetweb-dev): a listener thread accepts into a queue and
 // num_threads workers each serve one connection at a time.
 #include <civetweb.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 
 #include "json_work.h"
 
@@ -62,17 +62,13 @@ int main(int argc, char** argv) {
   // connection_queue: accepted sockets waiting for a free worker (1.15).
   std::string queue = std::to_string(o.max_conns);
   const char* options[] = {
-      "listening_ports", ports.c_str(),
-      "num_threads", threads.c_str(),
-      "enable_keep_alive", "yes",
-      "keep_alive_timeout_ms", timeout_ms.c_str(),
-      "request_timeout_ms", timeout_ms.c_str(),
-      "connection_queue", queue.c_str(),
-      "max_request_size", "16384",
+      "listening_ports", ports.c_str(), "num_threads", threads.c_str(),
+      "enable_keep_alive", "yes", "keep_alive_timeout_ms", timeout_ms.c_str(),
+      "request_timeout_ms", timeout_ms.c_str(), "connection_queue",
+      queue.c_str(), "max_request_size", "16384",
       // Without it each answer (header and body are two writes) waits 40 ms
       // for the client's delayed ACK (Nagle).
-      "tcp_nodelay", "1",
-      nullptr};
+      "tcp_nodelay", "1", nullptr};
   mg_init_library(0);
   mg_callbacks callbacks{};
   mg_context* ctx = mg_start(&callbacks, nullptr, options);

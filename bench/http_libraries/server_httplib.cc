@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   bench::Options o = bench::ParseArgs(argc, argv);
   httplib::Server server;
   const int threads = o.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
   server.set_read_timeout(o.timeout_s, 0);
   server.set_write_timeout(o.timeout_s, 0);
   server.set_keep_alive_timeout(o.timeout_s);
@@ -53,7 +55,8 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   std::thread stopper([&server] {
-    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (!stop.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     server.stop();
   });
   server.set_socket_options([](socket_t sock) {

@@ -1,9 +1,8 @@
 // GNU libmicrohttpd 0.9.75 (libmicrohttpd-dev): event-driven, a pool of
 // THREAD_POOL_SIZE internal threads, each with its own epoll set; idle
 // connections cost no thread.
-#include <microhttpd.h>
-
 #include <arpa/inet.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
 
 #include <csignal>
@@ -21,7 +20,8 @@ struct Request {
   bool over = false;
 };
 
-MHD_Result Send(MHD_Connection* conn, unsigned status, const std::string& body) {
+MHD_Result Send(MHD_Connection* conn, unsigned status,
+                const std::string& body) {
   MHD_Response* r = MHD_create_response_from_buffer(
       body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
@@ -40,8 +40,8 @@ MHD_Result Access(void* /*cls*/, MHD_Connection* conn, const char* url,
         std::strncmp(url, "/halma.v1.HalmaRules/", 21) != 0) {
       return Send(conn, 404, R"({"code":"not_found"})");
     }
-    const char* cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char* cl = MHD_lookup_connection_value(
+        conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl != nullptr && std::strtoull(cl, nullptr, 10) > bench::kMaxBody) {
       // A response queued before the body is read: MHD closes the
       // connection after it and never reads the body.
@@ -91,8 +91,7 @@ int main(int argc, char** argv) {
       MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(o.max_conns),
       MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(o.max_conns),
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<size_t>(32 * 1024),
-      MHD_OPTION_NOTIFY_COMPLETED, &Completed, nullptr,
-      MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, &Completed, nullptr, MHD_OPTION_END);
   if (d == nullptr) {
     std::fprintf(stderr, "microhttpd: MHD_start_daemon failed\n");
     return 1;
