@@ -111,8 +111,8 @@ TEST(LegalMovesJsonTest, LeavesTextItDoesNotWriteToProtobuf) {
       WriteLegalMovesJsonFromWire(response.SerializeAsString(), &written));
   EXPECT_EQ(written, "kept");
   // Bytes that are not a LegalMovesResponse as the service writes one.
-  for (const std::string bytes :
-       {std::string("\x0a\x05\x0a\x02a1"), std::string("\x28\x01"),
+  for (const std::string& bytes :
+       {std::string("\x0a\x05\x0a\x02" "a1"), std::string("\x28\x01"),
         std::string("\x10\xff"), std::string("\x0a\x03\x20\x01\x2a")}) {
     EXPECT_FALSE(WriteLegalMovesJsonFromWire(bytes, &written));
     EXPECT_EQ(written, "kept");
