@@ -12,24 +12,10 @@
 #include "gtest/gtest.h"
 #include "service/connect/legal_moves_json.h"
 #include "service/halma_rules_service.h"
+#include "tests/service/position_sets.h"
 
 namespace halma::service {
 namespace {
-
-std::vector<std::string> PositionSet(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    // "<board> <side> <counts>", then the set's own columns.
-    int spaces = 0;
-    size_t end = 0;
-    while (end < line.size() && !(line[end] == ' ' && ++spaces == 3)) ++end;
-    out.push_back(line.substr(0, end));
-  }
-  return out;
-}
 
 std::string ProtobufJson(const v1::LegalMovesResponse& response) {
   std::string json;
@@ -55,7 +41,7 @@ void ExpectSameJson(const v1::LegalMovesResponse& response) {
 TEST(LegalMovesJsonTest, MatchesProtobufOnEveryCommittedPosition) {
   const HalmaRulesService rules;
   int checked = 0;
-  for (const std::string& preset :
+  for (const char* preset :
        {"brainking-8x8", "brainking-10x10", "iggamecenter-10x10",
         "classic-16x16", "classic-16x16-4p"}) {
     std::vector<std::string> positions = {""};  // The start.
@@ -67,7 +53,7 @@ TEST(LegalMovesJsonTest, MatchesProtobufOnEveryCommittedPosition) {
       }
     }
     for (const std::string& position : positions) {
-      SCOPED_TRACE(preset + " " + position);
+      SCOPED_TRACE(absl::StrCat(preset, " ", position));
       v1::LegalMovesRequest request;
       request.mutable_variant()->set_preset(preset);
       request.set_position(position);
@@ -112,8 +98,10 @@ TEST(LegalMovesJsonTest, LeavesTextItDoesNotWriteToProtobuf) {
   EXPECT_EQ(written, "kept");
   // Bytes that are not a LegalMovesResponse as the service writes one.
   for (const std::string& bytes :
-       {std::string("\x0a\x05\x0a\x02" "a1"), std::string("\x28\x01"),
-        std::string("\x10\xff"), std::string("\x0a\x03\x20\x01\x2a")}) {
+       {std::string("\x0a\x05\x0a\x02"
+                    "a1"),
+        std::string("\x28\x01"), std::string("\x10\xff"),
+        std::string("\x0a\x03\x20\x01\x2a")}) {
     EXPECT_FALSE(WriteLegalMovesJsonFromWire(bytes, &written));
     EXPECT_EQ(written, "kept");
   }

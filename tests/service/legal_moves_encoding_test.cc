@@ -21,24 +21,10 @@
 #include "nlohmann/json.hpp"
 #include "service/convert.h"
 #include "service/halma_rules_service.h"
+#include "tests/service/position_sets.h"
 
 namespace halma::service {
 namespace {
-
-std::vector<std::string> PositionSet(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    // "<board> <side> <counts>", then the set's own columns.
-    int spaces = 0;
-    size_t end = 0;
-    while (end < line.size() && !(line[end] == ' ' && ++spaces == 3)) ++end;
-    out.push_back(line.substr(0, end));
-  }
-  return out;
-}
 
 // The answer as a message, built the plain way from the engine's output.
 v1::LegalMovesResponse PlainAnswer(const Variant& variant,
