@@ -1,0 +1,61 @@
+#ifndef HALMA_RECORD_TEXT_H_
+#define HALMA_RECORD_TEXT_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "halma/game.h"
+#include "halma/variant.h"
+
+namespace halma {
+
+// A game record in the record text format (docs/record-format.md): tag
+// pairs, numbered move text, comments and a result token. Several records
+// may follow one another in one text.
+struct TextRecord {
+  // The variant: `spec.name` set for a preset, else the custom fields.
+  VariantSpec variant;
+  // The start position when it is not the variant's start; empty otherwise.
+  std::string start_position;
+  // Tags other than those the format defines a field for, in order
+  // (name, value), e.g. ("Event", "Club final").
+  std::vector<std::pair<std::string, std::string>> extra_tags;
+  // Player names in turn order of the variant's seats; empty when absent.
+  std::vector<std::string> players;
+  std::string date;  // As written in the Date tag; empty when absent.
+  // The moves as written in notation (RULES.md section 4), ply by ply.
+  std::vector<std::string> moves;
+  // Comments: (ply after which it stands, 0 = before the first move, text).
+  std::vector<std::pair<int, std::string>> comments;
+  // The result token as written (after the moves), empty when absent.
+  std::string result;
+
+  friend bool operator==(const TextRecord&, const TextRecord&) = default;
+};
+
+// Where a parse error was found: 1-based line and column of `text`.
+// Parse errors are INVALID_ARGUMENT with a message "line L, column C: ..."
+// naming what was found (quoted, cut) and what was expected.
+
+// Parses every record of `text` (at least one).
+absl::StatusOr<std::vector<TextRecord>> ParseTextRecords(
+    absl::string_view text);
+// Parses a text that must hold exactly one record.
+absl::StatusOr<TextRecord> ParseTextRecord(absl::string_view text);
+
+// The canonical text of a record (ends with a newline). Records formatted
+// one after another make a valid multi-record text.
+std::string FormatTextRecord(const TextRecord& record);
+
+// The result token that states how `result` (the adjudication of a record
+// of `variant`) stands: who won or drew and by which rule, or that the game
+// is unfinished, or (for a record with an illegal move) that it is.
+std::string ResultToken(const Variant& variant,
+                        const GameRecordResult& result);
+
+}  // namespace halma
+
+#endif  // HALMA_RECORD_TEXT_H_
