@@ -16,7 +16,11 @@ namespace halma {
 // inside the target camp under target lock. The chain's origin counts as
 // empty (the piece left it) and as visited. Squares in the order LegalMoves
 // lists destinations (file first, then rank). Appending any of them to the
-// chain gives a legal move.
+// chain gives a legal move. Since target lock applies after every hop,
+// every prefix of a legal chain is a legal chain, so a player can build a
+// chain hop by hop from these squares. With `count` 1 (the origin alone)
+// they are the piece's first hops; after a step (two neighbouring squares)
+// there are none.
 std::vector<Square> ChainContinuations(const Variant& variant,
                                        const Position& position,
                                        const Square* chain, int count);
