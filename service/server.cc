@@ -299,6 +299,10 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
   if (config.http) {
     server->connect_ = std::make_unique<ConnectHandler>(
         server->rules_.get(), server->health_.get(), config.max_message_bytes);
+    if (config.playground) {
+      server->playground_ = std::make_unique<Playground>(PlaygroundOptions{
+          .grpc_port = server->port_, .grpc_tls = !config.tls_cert.empty()});
+    }
     const int cpus =
         std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     absl::StatusOr<std::unique_ptr<HttpListener>> http = HttpListener::Start(
@@ -357,6 +361,7 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
                                 response.code, latency, request.body.size(),
                                 response.body.size());
                 },
+            .playground = server->playground_.get(),
         },
         server->connect_.get());
     if (!http.ok()) return http.status();
@@ -435,6 +440,7 @@ JsonLine StartupLine(const HalmaServer& server) {
       {"max_connection_age_seconds", c.max_connection_age_seconds},
       {"max_connection_age_grace_seconds", c.max_connection_age_grace_seconds},
       {"http_threads", c.http_threads},
+      {"playground", server.playground_enabled()},
       {"flood_fill", FloodFillKernelName(ActiveFloodFillKernel())},
   });
   return line;

@@ -76,6 +76,10 @@ struct ServerConfig {
   // Threads that read HTTP requests and answer them; 0 = twice the number
   // of CPUs (a replay holds its thread until it ends).
   int http_threads = 0;
+  // The playground page at GET / of the HTTP listener (service/playground/).
+  // Off in a ServerConfig, like `http`; the binary's --playground flag turns
+  // it on by default.
+  bool playground = false;
   // --- Logs ---
   // One JSON line per call (method, code, latency, peer, bytes, variant,
   // trace id) on both ports; off by default.
@@ -135,6 +139,8 @@ class HalmaServer {
   metrics::Metrics& metrics() { return *metrics_; }
   // The HTTP listener's port, or 0 when it is off.
   int http_port() const { return http_ != nullptr ? http_->port() : 0; }
+  // Whether the HTTP listener serves the playground page.
+  bool playground_enabled() const { return playground_ != nullptr; }
   // The front proxy, or null when gRPC listens itself.
   FrontProxy* front_proxy() { return front_.get(); }
   grpc::Server& grpc_server() { return *server_; }
@@ -176,6 +182,7 @@ class HalmaServer {
   std::unique_ptr<ReflectionV1AlphaService> reflection_v1alpha_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<ConnectHandler> connect_;
+  std::unique_ptr<Playground> playground_;  // Null when off.
   std::unique_ptr<HttpListener> http_;
   std::once_flag shutdown_once_;
 };

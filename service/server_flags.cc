@@ -84,6 +84,10 @@ ABSL_FLAG(int, http_port, 8080,
 ABSL_FLAG(int, http_threads, 0,
           "Threads of the HTTP listener; 0 = twice the number of CPUs. Env: "
           "HALMA_HTTP_THREADS.");
+ABSL_FLAG(bool, playground, true,
+          "Serve the playground page (a board that calls the API, "
+          "docs/playground.md) at GET / on the HTTP listener (--http). Env: "
+          "HALMA_PLAYGROUND.");
 ABSL_FLAG(bool, access_log, false,
           "Log every call (gRPC and HTTP) as one JSON line on stderr: method, "
           "code, latency, peer, bytes, variant, trace id. Env: "
@@ -125,6 +129,7 @@ const std::vector<FlagEnv>& FlagEnvironment() {
       {"http", "HALMA_HTTP"},
       {"http_port", "HALMA_HTTP_PORT"},
       {"http_threads", "HALMA_HTTP_THREADS"},
+      {"playground", "HALMA_PLAYGROUND"},
       {"access_log", "HALMA_ACCESS_LOG"},
       {"reflection", "HALMA_REFLECTION"},
       {"tls_cert", "HALMA_TLS_CERT"},
@@ -178,6 +183,7 @@ ServerConfig ConfigFromFlags() {
   config.http = absl::GetFlag(FLAGS_http);
   config.http_port = absl::GetFlag(FLAGS_http_port);
   config.http_threads = absl::GetFlag(FLAGS_http_threads);
+  config.playground = absl::GetFlag(FLAGS_playground);
   config.access_log = absl::GetFlag(FLAGS_access_log);
   config.reflection = absl::GetFlag(FLAGS_reflection);
   config.tls_cert = absl::GetFlag(FLAGS_tls_cert);

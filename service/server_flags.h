@@ -37,6 +37,7 @@ ABSL_DECLARE_FLAG(int, backend_port);
 ABSL_DECLARE_FLAG(bool, http);
 ABSL_DECLARE_FLAG(int, http_port);
 ABSL_DECLARE_FLAG(int, http_threads);
+ABSL_DECLARE_FLAG(bool, playground);
 ABSL_DECLARE_FLAG(bool, access_log);
 ABSL_DECLARE_FLAG(bool, reflection);
 ABSL_DECLARE_FLAG(std::string, tls_cert);

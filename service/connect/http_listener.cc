@@ -296,6 +296,15 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
   } else if (request.path == "/metrics" && options_.metrics) {
     answer.content_type = "text/plain; version=0.0.4; charset=utf-8";
     answer.body = options_.metrics();
+  } else if (options_.playground != nullptr &&
+             Playground::Serves(request.path)) {
+    // --- The playground page (service/playground/): static bytes. ---
+    PlaygroundResponse page =
+        options_.playground->Answer(request.method, request.path);
+    answer.status = page.status;
+    answer.content_type = std::move(page.content_type);
+    answer.headers = std::move(page.headers);
+    answer.body = std::move(page.body);
   } else {
     MHD_get_connection_values_n(connection, MHD_GET_ARGUMENT_KIND,
                                 &AddQueryParameter, &request.query);

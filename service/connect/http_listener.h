@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "service/connect/connect_handler.h"
+#include "service/playground/playground.h"
 
 struct MHD_Daemon;
 struct MHD_Connection;
@@ -53,6 +54,9 @@ struct HttpListenerOptions {
   std::function<void(const HttpRequest&, const HttpResponse&, absl::Duration,
                      bool handled)>
       on_answered;
+  // The playground page (GET / and /playground/<asset>); null: 404 there.
+  // Must outlive the listener.
+  const Playground* playground = nullptr;
 };
 
 class HttpListener {
