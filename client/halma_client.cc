@@ -122,6 +122,9 @@ absl::StatusOr<std::unique_ptr<HalmaClient>> HalmaClient::Create(
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   args.SetMaxSendMessageSize(-1);
+  if (!options.service_config_json.empty()) {
+    args.SetServiceConfigJSON(options.service_config_json);
+  }
   if (options.tls) {
     grpc::SslCredentialsOptions ssl;
     if (!options.root_cert_file.empty()) {
@@ -199,6 +202,22 @@ absl::StatusOr<halma::v1::AdjudicateResponse> HalmaClient::Adjudicate(
   grpc::Status status = stub_->Adjudicate(&context, request, &response);
   if (!status.ok()) return ToAbslStatus(status);
   return response;
+}
+
+absl::StatusOr<halma::v1::PerftResponse> HalmaClient::Perft(
+    const halma::v1::PerftRequest& request) {
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  halma::v1::PerftResponse response;
+  grpc::Status status = stub_->Perft(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
+std::unique_ptr<grpc::ClientReaderWriter<halma::v1::AdjudicateStreamRequest,
+                                         halma::v1::AdjudicateStreamResponse>>
+HalmaClient::AdjudicateStream(grpc::ClientContext* context) {
+  return stub_->AdjudicateStream(context);
 }
 
 absl::StatusOr<HealthStatus> HalmaClient::CheckHealth(

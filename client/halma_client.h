@@ -14,7 +14,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
 #include "grpcpp/support/status.h"
+#include "grpcpp/support/sync_stream.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/v1/halma.pb.h"
 
@@ -34,7 +36,15 @@ struct ClientOptions {
   std::chrono::milliseconds deadline{10000};
   // Largest response accepted; negative means unlimited.
   int max_receive_message_bytes = 64 << 20;
+  // A gRPC service config for the channel, e.g.
+  // {"loadBalancingConfig":[{"round_robin":{}}]} to spread calls over every
+  // address the target resolves to; empty = gRPC's default (pick_first).
+  std::string service_config_json;
 };
+
+// The service config that selects round_robin load balancing.
+inline constexpr char kRoundRobinServiceConfig[] =
+    R"({"loadBalancingConfig":[{"round_robin":{}}]})";
 
 // The serving status of the standard health service
 // (grpc.health.v1.HealthCheckResponse.ServingStatus).
@@ -66,6 +76,15 @@ class HalmaClient {
       const halma::v1::ValidateMoveRequest& request);
   absl::StatusOr<halma::v1::AdjudicateResponse> Adjudicate(
       const halma::v1::AdjudicateRequest& request);
+  absl::StatusOr<halma::v1::PerftResponse> Perft(
+      const halma::v1::PerftRequest& request);
+
+  // Opens an AdjudicateStream call on `context` (which the caller owns and
+  // keeps until Finish; no deadline is set on it here: a stream lasts as
+  // long as its records).
+  std::unique_ptr<grpc::ClientReaderWriter<halma::v1::AdjudicateStreamRequest,
+                                           halma::v1::AdjudicateStreamResponse>>
+  AdjudicateStream(grpc::ClientContext* context);
 
   // grpc.health.v1.Health/Check for `service` ("" = the whole server,
   // "halma.v1.HalmaRules" = the rules service).
@@ -75,6 +94,7 @@ class HalmaClient {
   bool WaitForConnected(std::chrono::milliseconds timeout);
 
   const ClientOptions& options() const { return options_; }
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
  private:
   HalmaClient(ClientOptions options, std::shared_ptr<grpc::Channel> channel);
