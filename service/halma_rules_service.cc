@@ -8,10 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "grpc/slice.h"
+#include "halma/chain_continuations.h"
 #include "halma/game.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
+#include "halma/perft.h"
+#include "halma/record_text.h"
 #include "halma/status.h"
 #include "service/convert.h"
 #include "service/legal_moves_encoding.h"
@@ -137,17 +140,23 @@ HalmaRulesService::HalmaRulesService(RulesOptions options)
 // ServeAdjudicate share it, and AnswerRecord takes it by FunctionRef.
 class HalmaRulesService::ReplayCheckpoint {
  public:
+  // `what` names the work in the error: "Adjudicate" replaying the record,
+  // "Perft" counting.
   ReplayCheckpoint(absl::Time deadline, absl::Duration max_call_duration,
                    absl::FunctionRef<bool()> cancelled,
-                   metrics::Metrics* metrics)
+                   metrics::Metrics* metrics, bool perft = false)
       : deadline_(std::min(deadline, absl::Now() + max_call_duration)),
         server_limit_first_(absl::Now() + max_call_duration < deadline),
         max_call_duration_(max_call_duration),
         cancelled_(cancelled),
-        metrics_(metrics) {}
+        metrics_(metrics),
+        perft_(perft) {}
 
   absl::Status operator()() const {
-    if (cancelled_()) return absl::CancelledError("Adjudicate: call cancelled");
+    if (cancelled_()) {
+      return absl::CancelledError(perft_ ? "Perft: call cancelled"
+                                         : "Adjudicate: call cancelled");
+    }
     if (absl::Now() > deadline_) {
       // Counted as refused by the limit only when it, not the client's
       // deadline, ended the replay.
@@ -155,9 +164,9 @@ class HalmaRulesService::ReplayCheckpoint {
         metrics_->RecordRejected(metrics::Limit::kMaxCallSeconds);
       }
       return absl::DeadlineExceededError(absl::StrCat(
-          "Adjudicate: deadline exceeded while replaying the "
-          "record (the client's deadline, or this server's "
-          "limit of ",
+          perft_ ? "Perft: deadline exceeded while counting"
+                 : "Adjudicate: deadline exceeded while replaying the record",
+          " (the client's deadline, or this server's limit of ",
           absl::FormatDuration(max_call_duration_), ": max_call_seconds)"));
     }
     return absl::OkStatus();
@@ -169,6 +178,7 @@ class HalmaRulesService::ReplayCheckpoint {
   const absl::Duration max_call_duration_;
   const absl::FunctionRef<bool()> cancelled_;
   metrics::Metrics* const metrics_;
+  const bool perft_;
 };
 
 absl::Status HalmaRulesService::TooManyAdjudications() const {
@@ -287,6 +297,50 @@ grpc::ServerUnaryReactor* HalmaRulesService::ListVariants(
   return counted.Finish(context, status, response);
 }
 
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
+HalmaRulesService::AdjudicateStream(grpc::CallbackServerContext* context) {
+  return NewAdjudicateStream(this, &streams_, context);
+}
+
+grpc::ServerUnaryReactor* HalmaRulesService::Perft(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  ConcurrencyLimit::Slot call = calls_.TryAcquire();
+  CallMetrics counted(options_.metrics, metrics::Method::kPerft, request);
+  ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
+  if (!slot) return counted.Finish(context, TooManyAdjudications(), response);
+  auto cancelled = [context] { return context->IsCancelled(); };
+  const ReplayCheckpoint checkpoint(absl::FromChrono(context->deadline()),
+                                    options_.max_call_duration, cancelled,
+                                    options_.metrics, /*perft=*/true);
+  return counted.Finish(context,
+                        ServeCall<v1::PerftRequest, v1::PerftResponse>(
+                            *request, response,
+                            [&](const auto& in, auto* out) {
+                              return AnswerPerft(in, out, checkpoint);
+                            }),
+                        response);
+}
+
+absl::Status HalmaRulesService::ServePerft(
+    const v1::PerftRequest& request, v1::PerftResponse* response,
+    absl::Time deadline, absl::FunctionRef<bool()> cancelled) {
+  ConcurrencyLimit::Slot slot = adjudications_.TryAcquire();
+  if (!slot) return TooManyAdjudications();
+  const ReplayCheckpoint checkpoint(deadline, options_.max_call_duration,
+                                    cancelled, options_.metrics,
+                                    /*perft=*/true);
+  return AnswerPerft(request, response, checkpoint);
+}
+
+absl::Status HalmaRulesService::AdjudicateInSlot(
+    const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
+    absl::Time deadline, absl::FunctionRef<bool()> cancelled) {
+  const ReplayCheckpoint checkpoint(deadline, options_.max_call_duration,
+                                    cancelled, options_.metrics);
+  return AnswerAdjudicate(request, response, checkpoint);
+}
+
 absl::Status HalmaRulesService::ServeAdjudicate(
     const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
     absl::Time deadline, absl::FunctionRef<bool()> cancelled) {
@@ -337,6 +391,19 @@ absl::Status HalmaRulesService::AnswerValidateMove(
   response->set_legal(true);
   response->set_path(FormatMove(check.path));
   response->set_hops(check.hops);
+  // Where the chain could go on: from the chain as written, or for the
+  // two-square shorthand from the path found.
+  if (check.hops > 0) {
+    const bool written_chain = move->squares.size() > 2 ||
+                               (move->squares.size() == 2 && check.hops == 1 &&
+                                check.path.squares == move->squares);
+    const MoveText& chain = written_chain ? *move : check.path;
+    for (const Square square :
+         ChainContinuations(*variant, *position, chain.squares.data(),
+                            static_cast<int>(chain.squares.size()))) {
+      response->add_continuations(std::string(SquareName(square)));
+    }
+  }
   response->set_position_after(FormatPosition(check.after, *variant));
   StatusToProto(*variant, EvaluateStatus(*variant, check.after), 0,
                 response->mutable_status());
@@ -409,21 +476,109 @@ absl::Status HalmaRulesService::AnswerAdjudicate(
   return AnswerAdjudicate(request, response, [] { return absl::OkStatus(); });
 }
 
+struct HalmaRulesService::TextAnswer {
+  // The record; its moves are those replayed, its result is filled in.
+  TextRecord record;
+  // Whether the answer carries the record's text.
+  bool want_text = false;
+};
+
 absl::Status HalmaRulesService::AnswerAdjudicate(
     const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint) const {
+  if (!request.record_text().empty()) {
+    return AnswerTextRecord(request, response, checkpoint);
+  }
   const auto& moves = request.moves();
+  auto move_at = [&moves](int i) { return absl::string_view(moves.Get(i)); };
+  if (!request.want_record_text()) {
+    return AnswerRecord(request.variant(), request.start_position(),
+                        moves.size(), move_at, response, checkpoint);
+  }
+  TextAnswer text;
+  text.want_text = true;
+  text.record.moves.assign(moves.begin(), moves.end());
+  return AnswerRecord(request.variant(), request.start_position(), moves.size(),
+                      move_at, response, checkpoint, &text);
+}
+
+absl::Status HalmaRulesService::AnswerTextRecord(
+    const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
+    absl::FunctionRef<absl::Status()> checkpoint) const {
+  if (request.has_variant() || !request.start_position().empty() ||
+      request.moves_size() > 0) {
+    return absl::InvalidArgumentError(
+        "record_text: given together with variant, start_position or "
+        "moves; expected either record_text alone (its tags give the "
+        "variant and start) or those fields without it");
+  }
+  absl::StatusOr<TextRecord> parsed = ParseTextRecord(request.record_text());
+  if (!parsed.ok()) return WithField("record_text", parsed.status());
+  TextAnswer text;
+  text.record = *std::move(parsed);
+  text.want_text = request.want_record_text();
+  v1::Variant variant;
+  if (!text.record.variant.name.empty()) {
+    variant.set_preset(text.record.variant.name);
+  } else {
+    SpecToProto(text.record.variant, variant.mutable_custom());
+  }
+  const std::vector<std::string>& moves = text.record.moves;
   return AnswerRecord(
-      request.variant(), request.start_position(), moves.size(),
-      [&moves](int i) { return absl::string_view(moves.Get(i)); }, response,
-      checkpoint);
+      variant, text.record.start_position, static_cast<int>(moves.size()),
+      [&moves](int i) { return absl::string_view(moves[i]); }, response,
+      checkpoint, &text);
+}
+
+absl::Status HalmaRulesService::AnswerPerft(
+    const v1::PerftRequest& request, v1::PerftResponse* response,
+    absl::FunctionRef<absl::Status()> checkpoint) const {
+  if (options_.metrics != nullptr) {
+    options_.metrics->RecordVariant(metrics::Method::kPerft, request.variant());
+  }
+  const int depth = request.depth();
+  if (depth < 0 || depth > options_.max_perft_depth) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "depth: ", depth, ", expected 0 to ", options_.max_perft_depth,
+        " (this server's max_perft_depth)"));
+  }
+  RequestBoard board;
+  if (absl::Status status = ResolveBoard(request.variant(), request.position(),
+                                         "position", &board);
+      !status.ok()) {
+    return status;
+  }
+  const Variant& variant = *board.variant;
+  // Every ply of every sequence is counted in the position's move counts.
+  for (int i = 0; i < variant.seat_count; ++i) {
+    const Seat seat = variant.seats[i];
+    if (board.position.move_count[SeatIndex(seat)] > kMaxMoveCount - depth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "position: the move count of '", std::string(1, SeatLetter(seat)),
+          "' leaves no room for ", depth, " more moves (a count holds at most ",
+          kMaxMoveCount, ")"));
+    }
+  }
+  absl::StatusOr<PerftResult> result =
+      halma::Perft(variant, board.position, depth,
+                   request.split_by_first_move(), checkpoint);
+  if (!result.ok()) return result.status();
+  response->set_nodes(result->nodes);
+  for (const PerftFirstMove& first : result->first_moves) {
+    v1::PerftFirstMove* out = response->add_first_moves();
+    out->set_move(first.is_pass ? std::string("pass")
+                                : absl::StrCat(SquareName(first.origin), "-",
+                                               SquareName(first.destination)));
+    out->set_nodes(first.nodes);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status HalmaRulesService::AnswerRecord(
     const v1::Variant& variant_proto, absl::string_view start_position,
     int move_count, absl::FunctionRef<absl::string_view(int)> move_at,
     v1::AdjudicateResponse* response,
-    absl::FunctionRef<absl::Status()> checkpoint) const {
+    absl::FunctionRef<absl::Status()> checkpoint, TextAnswer* text) const {
   if (options_.metrics != nullptr) {
     options_.metrics->RecordVariant(metrics::Method::kAdjudicate,
                                     variant_proto);
@@ -472,6 +627,22 @@ absl::Status HalmaRulesService::AnswerRecord(
     illegal->set_message(result->illegal_message);
     if (options_.metrics != nullptr) {
       options_.metrics->RecordIllegal(illegal->reason());
+    }
+  }
+  if (text != nullptr) {
+    const std::string token = ResultToken(*variant, *result);
+    response->set_result(token);
+    if (!text->record.result.empty()) {
+      response->set_claimed_result(text->record.result);
+      response->set_result_mismatch(text->record.result != token);
+    }
+    if (text->want_text) {
+      text->record.variant = variant->spec;
+      text->record.start_position = *start == StartPosition(*variant)
+                                        ? std::string()
+                                        : FormatPosition(*start, *variant);
+      text->record.result = token;
+      response->set_record_text(FormatTextRecord(text->record));
     }
   }
   return absl::OkStatus();

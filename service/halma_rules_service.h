@@ -18,6 +18,7 @@
 #include "halma/v1/halma.pb.h"
 #include "service/concurrency_limit.h"
 #include "service/metrics/metrics.h"
+#include "service/stream/adjudicate_stream.h"
 
 namespace halma::service {
 
@@ -28,6 +29,8 @@ struct RulesOptions {
   int max_concurrent_adjudications = 2;
   // Longest a call may run: the client's deadline, when earlier, wins.
   absl::Duration max_call_duration = absl::Seconds(10);
+  // Deepest Perft accepted (its cost grows about tenfold a ply).
+  int max_perft_depth = 8;
   // Where the answers are counted (variants named, illegal moves, calls
   // refused by a limit) for both edges; none when null. Must outlive the
   // service.
@@ -42,7 +45,9 @@ using RulesServiceBase = v1::HalmaRules::WithRawCallbackMethod_ValidateMove<
     v1::HalmaRules::WithRawCallbackMethod_LegalMoves<
         v1::HalmaRules::WithRawCallbackMethod_Adjudicate<
             v1::HalmaRules::WithRawCallbackMethod_ListVariants<
-                v1::HalmaRules::Service>>>>;
+                v1::HalmaRules::WithRawCallbackMethod_AdjudicateStream<
+                    v1::HalmaRules::WithRawCallbackMethod_Perft<
+                        v1::HalmaRules::Service>>>>>>;
 
 class HalmaRulesService final : public RulesServiceBase {
  public:
@@ -61,6 +66,11 @@ class HalmaRulesService final : public RulesServiceBase {
   grpc::ServerUnaryReactor* ListVariants(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* request,
                                          grpc::ByteBuffer* response) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* AdjudicateStream(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* Perft(grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response) override;
 
   // The same answers without gRPC: INVALID_ARGUMENT for malformed input,
   // naming the request field; OK otherwise (an illegal move is an answer).
@@ -82,13 +92,22 @@ class HalmaRulesService final : public RulesServiceBase {
       absl::FunctionRef<absl::Status()> checkpoint) const;
   // The same over the request's parts: the moves are `move_at(0)` to
   // `move_at(move_count - 1)` (the handler reads them in place).
+  // `text`, when not null, is the record as a TextRecord (from the
+  // request's record_text, or made for want_record_text): the answer then
+  // gets `result`, and `claimed_result` or `record_text` as asked.
+  struct TextAnswer;
   absl::Status AnswerRecord(const v1::Variant& variant,
                             absl::string_view start_position, int move_count,
                             absl::FunctionRef<absl::string_view(int)> move_at,
                             v1::AdjudicateResponse* response,
-                            absl::FunctionRef<absl::Status()> checkpoint) const;
+                            absl::FunctionRef<absl::Status()> checkpoint,
+                            TextAnswer* text = nullptr) const;
   absl::Status AnswerListVariants(const v1::ListVariantsRequest& request,
                                   v1::ListVariantsResponse* response) const;
+  // Perft, calling `checkpoint` every few milliseconds of counting.
+  absl::Status AnswerPerft(const v1::PerftRequest& request,
+                           v1::PerftResponse* response,
+                           absl::FunctionRef<absl::Status()> checkpoint) const;
 
   // For edges other than gRPC (the Connect listener): Adjudicate with the
   // gRPC handler's limits (concurrent replays, the maximum call time).
@@ -98,6 +117,25 @@ class HalmaRulesService final : public RulesServiceBase {
                                v1::AdjudicateResponse* response,
                                absl::Time deadline,
                                absl::FunctionRef<bool()> cancelled);
+  // Perft with the same limits (it holds a replay slot: it is the most
+  // expensive call there is).
+  absl::Status ServePerft(const v1::PerftRequest& request,
+                          v1::PerftResponse* response, absl::Time deadline,
+                          absl::FunctionRef<bool()> cancelled);
+  // For AdjudicateStream, which waits for a slot rather than refusing its
+  // record: a replay slot (empty when none is free), and Adjudicate within
+  // one already held.
+  ConcurrencyLimit::Slot TryReserveReplay() {
+    return adjudications_.TryAcquire();
+  }
+  absl::Status AdjudicateInSlot(const v1::AdjudicateRequest& request,
+                                v1::AdjudicateResponse* response,
+                                absl::Time deadline,
+                                absl::FunctionRef<bool()> cancelled);
+  // Server shutdown: every open AdjudicateStream answers the records it
+  // has received and ends (UNAVAILABLE); new ones are refused.
+  void EndStreams() { streams_.EndAll(); }
+  int open_streams() const { return streams_.open(); }
   // Counts a call of another edge in calls_in_progress() while it lives.
   ConcurrencyLimit::Slot TrackCall() { return calls_.TryAcquire(); }
 
@@ -106,6 +144,10 @@ class HalmaRulesService final : public RulesServiceBase {
   const RulesOptions& options() const { return options_; }
 
  private:
+  // Adjudicate of a request holding record_text.
+  absl::Status AnswerTextRecord(
+      const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
+      absl::FunctionRef<absl::Status()> checkpoint) const;
   // RESOURCE_EXHAUSTED naming max_concurrent_adjudications.
   absl::Status TooManyAdjudications() const;
   // The replay's checkpoint: CANCELLED when `cancelled()`, DEADLINE_EXCEEDED
@@ -117,6 +159,7 @@ class HalmaRulesService final : public RulesServiceBase {
   // Adjudicate also holds one of `adjudications_`.
   ConcurrencyLimit calls_{1 << 30};
   ConcurrencyLimit adjudications_;
+  StreamRegistry streams_;
   // Built once: presets never change. Also kept serialized, for the answer.
   v1::ListVariantsResponse variants_;
   std::string variants_bytes_;

@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "grpc/grpc.h"
 #include "halma/flood_fill.h"
+#include "halma/perft.h"
 #include "service/convert.h"
 #include "service/log/traceparent.h"
 #include "service/metrics/interceptor.h"
@@ -115,6 +116,8 @@ absl::Status ValidateConfig(const ServerConfig& config) {
                       1 << 20),
            CheckRange("max_call_seconds", config.max_call_seconds, 1,
                       kMaxSeconds),
+           CheckRange("max_perft_depth", config.max_perft_depth, 0,
+                      kMaxPerftDepth),
            CheckRange("max_concurrent_adjudications",
                       config.max_concurrent_adjudications, 0, 1 << 16),
            CheckRange("shutdown_delay_seconds", config.shutdown_delay_seconds,
@@ -172,6 +175,7 @@ absl::StatusOr<std::unique_ptr<HalmaServer>> HalmaServer::Start(
       .max_record_moves = config.max_record_moves,
       .max_concurrent_adjudications = ConcurrentAdjudications(config),
       .max_call_duration = absl::Seconds(config.max_call_seconds),
+      .max_perft_depth = config.max_perft_depth,
       .metrics = server->metrics_.get()});
 
   grpc::ServerBuilder builder;
@@ -428,6 +432,7 @@ JsonLine StartupLine(const HalmaServer& server) {
       {"max_concurrent_adjudications",
        server.rules_options().max_concurrent_adjudications},
       {"max_call_seconds", c.max_call_seconds},
+      {"max_perft_depth", c.max_perft_depth},
       {"max_concurrent_streams", c.max_concurrent_streams},
       {"max_connections", c.max_connections},
       {"max_metadata_bytes", c.max_metadata_bytes},
@@ -458,6 +463,9 @@ void HalmaServer::Shutdown(absl::Duration grace) {
     // 2. Watch streams get their last NOT_SERVING and end cleanly, so that
     //    they do not hold the drain; Check keeps answering NOT_SERVING.
     health_->Shutdown();
+    //    AdjudicateStream calls answer the records they have received and
+    //    end (UNAVAILABLE), for the same reason.
+    rules_->EndStreams();
     health_->WaitForWatchersToEnd(
         std::min(deadline, absl::Now() + absl::Seconds(1)));
     // 3. The listeners close; calls whose request has arrived finish.

@@ -64,6 +64,8 @@ struct ServerConfig {
   // Longest a call may run when the client sends no (or a longer)
   // deadline; Adjudicate stops mid-record with DEADLINE_EXCEEDED.
   int max_call_seconds = 10;
+  // Deepest Perft answered.
+  int max_perft_depth = 8;
   // Adjudicate calls being replayed at once; more get RESOURCE_EXHAUSTED.
   // 0 = the number of CPUs.
   int max_concurrent_adjudications = 0;

@@ -59,6 +59,9 @@ ABSL_FLAG(int, max_call_seconds, 10,
           "Longest a call may run when the client's deadline is later or "
           "absent; Adjudicate stops with DEADLINE_EXCEEDED. Env: "
           "HALMA_MAX_CALL_SECONDS.");
+ABSL_FLAG(int, max_perft_depth, 8,
+          "Deepest Perft answered (deeper is INVALID_ARGUMENT); every Perft "
+          "is bounded by max_call_seconds too. Env: HALMA_MAX_PERFT_DEPTH.");
 ABSL_FLAG(int, max_concurrent_adjudications, 0,
           "Adjudicate calls replayed at once; more get RESOURCE_EXHAUSTED. "
           "0 = the number of CPUs. Env: HALMA_MAX_CONCURRENT_ADJUDICATIONS.");
@@ -122,6 +125,7 @@ const std::vector<FlagEnv>& FlagEnvironment() {
       {"stream_read_timeout_seconds", "HALMA_STREAM_READ_TIMEOUT_SECONDS"},
       {"max_metadata_bytes", "HALMA_MAX_METADATA_BYTES"},
       {"max_call_seconds", "HALMA_MAX_CALL_SECONDS"},
+      {"max_perft_depth", "HALMA_MAX_PERFT_DEPTH"},
       {"max_concurrent_adjudications", "HALMA_MAX_CONCURRENT_ADJUDICATIONS"},
       {"shutdown_delay_seconds", "HALMA_SHUTDOWN_DELAY_SECONDS"},
       {"front_proxy", "HALMA_FRONT_PROXY"},
@@ -175,6 +179,7 @@ ServerConfig ConfigFromFlags() {
       absl::GetFlag(FLAGS_stream_read_timeout_seconds);
   config.max_metadata_bytes = absl::GetFlag(FLAGS_max_metadata_bytes);
   config.max_call_seconds = absl::GetFlag(FLAGS_max_call_seconds);
+  config.max_perft_depth = absl::GetFlag(FLAGS_max_perft_depth);
   config.max_concurrent_adjudications =
       absl::GetFlag(FLAGS_max_concurrent_adjudications);
   config.shutdown_delay_seconds = absl::GetFlag(FLAGS_shutdown_delay_seconds);

@@ -344,13 +344,23 @@ HttpResponse ConnectHandler::HandleRpc(
     const HttpRequest& request, absl::string_view rpc,
     absl::FunctionRef<bool()> client_gone) const {
   const absl::string_view method = rpc.substr(kServicePrefix.size() - 1);
+  if (method == "AdjudicateStream") {
+    // Connect serves bidirectional streams over HTTP/2 only; this listener
+    // speaks HTTP/1.1.
+    return ErrorResponse(
+        absl::UnimplementedError(
+            "method: AdjudicateStream is a bidirectional stream, served over "
+            "gRPC only (this listener speaks HTTP/1.1); expected "
+            "ValidateMove, LegalMoves, Adjudicate, ListVariants or Perft"),
+        "");
+  }
   if (method != "ValidateMove" && method != "LegalMoves" &&
-      method != "Adjudicate" && method != "ListVariants") {
+      method != "Adjudicate" && method != "ListVariants" && method != "Perft") {
     return ErrorResponse(
         absl::UnimplementedError(
             absl::StrCat("method: ", QuoteForError(method),
                          ": no such method, expected ValidateMove, LegalMoves, "
-                         "Adjudicate or ListVariants")),
+                         "Adjudicate, ListVariants or Perft")),
         "");
   }
   const bool get = request.method == "GET";
@@ -449,6 +459,11 @@ HttpResponse ConnectHandler::HandleRpc(
     status = Serve<v1::AdjudicateRequest, v1::AdjudicateResponse>(
         bytes, codec, &response, [&](const auto& in, auto* out) {
           return rules_->ServeAdjudicate(in, out, deadline, client_gone);
+        });
+  } else if (method == "Perft") {
+    status = Serve<v1::PerftRequest, v1::PerftResponse>(
+        bytes, codec, &response, [&](const auto& in, auto* out) {
+          return rules_->ServePerft(in, out, deadline, client_gone);
         });
   } else {
     status = Serve<v1::ListVariantsRequest, v1::ListVariantsResponse>(

@@ -17,6 +17,8 @@ constexpr std::array<absl::string_view, kMethodCount> kMethodNames = {
     "halma.v1.HalmaRules/LegalMoves",
     "halma.v1.HalmaRules/Adjudicate",
     "halma.v1.HalmaRules/ListVariants",
+    "halma.v1.HalmaRules/AdjudicateStream",
+    "halma.v1.HalmaRules/Perft",
     "grpc.health.v1.Health/Check",
     "grpc.health.v1.Health/Watch",
     "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
@@ -81,7 +83,8 @@ Method MethodFromName(absl::string_view name) {
 
 bool HasRawRequest(Method method) {
   return method == Method::kValidateMove || method == Method::kLegalMoves ||
-         method == Method::kAdjudicate || method == Method::kListVariants;
+         method == Method::kAdjudicate || method == Method::kListVariants ||
+         method == Method::kPerft;
 }
 
 absl::string_view CodeName(grpc::StatusCode code) {

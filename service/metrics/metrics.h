@@ -51,13 +51,15 @@ enum class Method : std::uint8_t {
   kLegalMoves,
   kAdjudicate,
   kListVariants,
+  kAdjudicateStream,
+  kPerft,
   kHealthCheck,
   kHealthWatch,
   kReflectionV1,
   kReflectionV1Alpha,
   kOther,
 };
-inline constexpr int kMethodCount = 9;
+inline constexpr int kMethodCount = 11;
 // The full gRPC name without the leading '/': "halma.v1.HalmaRules/LegalMoves";
 // "other" for kOther.
 absl::string_view MethodName(Method method);

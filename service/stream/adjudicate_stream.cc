@@ -1,0 +1,320 @@
+#include "service/stream/adjudicate_stream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "google/protobuf/arena.h"
+#include "grpcpp/alarm.h"
+#include "halma/v1/halma.pb.h"
+#include "service/concurrency_limit.h"
+#include "service/halma_rules_service.h"
+#include "service/request_codec.h"
+
+namespace halma::service {
+
+bool StreamRegistry::Add(Member* member) {
+  absl::MutexLock lock(&mu_);
+  if (ending_) return false;
+  members_.insert(member);
+  return true;
+}
+
+void StreamRegistry::Remove(Member* member) {
+  absl::MutexLock lock(&mu_);
+  members_.erase(member);
+}
+
+void StreamRegistry::EndAll() {
+  absl::MutexLock lock(&mu_);
+  ending_ = true;
+  for (Member* member : members_) member->EndForShutdown();
+}
+
+int StreamRegistry::open() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(members_.size());
+}
+
+namespace {
+
+using grpc::ByteBuffer;
+
+// How long a record waits between two tries for a replay slot, at first
+// and at most. Every slot is busy only when replays keep the CPUs busy, so
+// waiting a little longer than needed costs the stream little throughput.
+constexpr absl::Duration kFirstSlotWait = absl::Microseconds(50);
+constexpr absl::Duration kLongestSlotWait = absl::Milliseconds(2);
+
+class AdjudicateStreamReactor final
+    : public grpc::ServerBidiReactor<ByteBuffer, ByteBuffer>,
+      public StreamRegistry::Member {
+ public:
+  AdjudicateStreamReactor(HalmaRulesService* rules, StreamRegistry* registry,
+                          grpc::CallbackServerContext* context)
+      : rules_(rules),
+        registry_(registry),
+        context_(context),
+        call_(rules->TrackCall()) {
+    if (!registry_->Add(this)) {
+      Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          "AdjudicateStream: the server is shutting down; "
+                          "send the records to another server"));
+      return;
+    }
+    registered_ = true;
+    {
+      absl::MutexLock lock(&mu_);
+      read_outstanding_ = true;
+    }
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Actions actions;
+      {
+        absl::MutexLock lock(&mu_);
+        read_outstanding_ = false;
+        input_closed_ = true;
+        actions = NextActionsLocked();
+      }
+      Perform(actions);
+      return;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      read_outstanding_ = false;
+      if (finished_) return;  // Arrived as the call was being ended.
+      processing_ = true;
+    }
+    record_arrived_ = absl::Now();
+    slot_wait_ = kFirstSlotWait;
+    AnswerRecord();
+  }
+
+  void OnWriteDone(bool ok) override {
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      if (!ok) broken_ = true;
+      actions = NextActionsLocked();
+    }
+    Perform(actions);
+  }
+
+  void OnCancel() override {
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      broken_ = true;
+      actions = NextActionsLocked();
+    }
+    Perform(actions);
+  }
+
+  void OnDone() override {
+    if (registered_) registry_->Remove(this);
+    delete this;
+  }
+
+  void EndForShutdown() override {
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      ending_ = true;
+      actions = NextActionsLocked();
+    }
+    // Only Finish can follow from ending (no read or write starts), and
+    // Finish never calls back into the registry: safe under its lock.
+    Perform(actions);
+  }
+
+ private:
+  // What to start once the lock is released: gRPC's Start* and Finish are
+  // never called with mu_ held.
+  struct Actions {
+    bool read = false;
+    bool write = false;
+    bool finish = false;
+    grpc::Status status;
+  };
+
+  // Answers the record in request_, or waits for a replay slot first.
+  void AnswerRecord() {
+    ConcurrencyLimit::Slot slot = rules_->TryReserveReplay();
+    if (!slot) {
+      if (absl::Now() - record_arrived_ < rules_->options().max_call_duration &&
+          !context_->IsCancelled()) {
+        // A new alarm each time: one whose callback is running may not be
+        // set again, but may be destroyed (gRPC keeps it alive until the
+        // callback returns).
+        alarm_ = std::make_unique<grpc::Alarm>();
+        alarm_->Set(std::chrono::system_clock::now() +
+                        absl::ToChronoMicroseconds(slot_wait_),
+                    [this](bool) { AnswerRecord(); });
+        slot_wait_ = std::min(slot_wait_ * 2, kLongestSlotWait);
+        return;
+      }
+    }
+    ByteBuffer answer;
+    {
+      // The slot is given back before the answer is queued.
+      const ConcurrencyLimit::Slot held = std::move(slot);
+      answer = Answer(held ? nullptr : &busy_);
+    }
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      processing_ = false;
+      ++answered_;
+      if (writing_) {
+        pending_ = std::move(answer);
+        has_pending_ = true;
+      } else {
+        response_ = std::move(answer);
+        writing_ = true;
+        actions.write = true;
+      }
+      Actions more = NextActionsLocked();
+      actions.read = more.read;
+      actions.finish = more.finish;
+      actions.status = more.status;
+    }
+    Perform(actions);
+  }
+
+  // The answer to request_: its id and the adjudication, or the error
+  // Adjudicate would have ended the call with. `refused` is that error
+  // when no replay slot was free for as long as the record may take.
+  ByteBuffer Answer(const absl::Status* refused) {
+    alignas(16) char first_block[8192];
+    google::protobuf::ArenaOptions arena_options;
+    arena_options.initial_block = first_block;
+    arena_options.initial_block_size = sizeof(first_block);
+    arena_options.max_block_size = 256 * 1024;
+    google::protobuf::Arena arena(arena_options);
+    auto* request =
+        google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamRequest>(
+            &arena);
+    auto* answer =
+        google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamResponse>(
+            &arena);
+    absl::Status status = ParseRequest(request_, request);
+    request_.Clear();
+    if (status.ok()) {
+      if (request->id().size() > kMaxRecordIdBytes) {
+        answer->set_id(request->id().substr(0, kMaxRecordIdBytes));
+        status = absl::InvalidArgumentError(
+            absl::StrCat("id: ", request->id().size(), " bytes, more than the ",
+                         kMaxRecordIdBytes, " an id may have"));
+      } else {
+        answer->set_id(request->id());
+      }
+    }
+    if (status.ok() && refused != nullptr) status = *refused;
+    if (status.ok()) {
+      status =
+          rules_->AdjudicateInSlot(request->record(), answer->mutable_result(),
+                                   absl::FromChrono(context_->deadline()),
+                                   [this] { return context_->IsCancelled(); });
+    }
+    if (!status.ok()) {
+      v1::RecordError* error = answer->mutable_error();
+      error->set_code(static_cast<int>(status.code()));
+      error->set_message(std::string(status.message()));
+    }
+    ByteBuffer bytes;
+    if (!SerializeResponse(*answer, &bytes).ok()) bytes.Clear();
+    return bytes;
+  }
+
+  // Decides, under mu_, what comes next: the pending answer's write, the
+  // next read, or the end of the call.
+  Actions NextActionsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Actions actions;
+    if (finished_) return actions;
+    if (!writing_ && has_pending_ && !broken_) {
+      response_ = std::move(pending_);
+      has_pending_ = false;
+      writing_ = true;
+      actions.write = true;
+    }
+    const bool stopping = input_closed_ || ending_ || broken_;
+    if (!stopping && !read_outstanding_ && !processing_ && !has_pending_) {
+      read_outstanding_ = true;
+      actions.read = true;
+    }
+    if (stopping && !processing_ && !writing_ && !actions.write &&
+        (!has_pending_ || broken_)) {
+      finished_ = true;
+      actions.finish = true;
+      if (broken_) {
+        actions.status = grpc::Status(grpc::StatusCode::CANCELLED,
+                                      "AdjudicateStream: call cancelled");
+      } else if (input_closed_) {
+        actions.status = grpc::Status::OK;
+      } else {
+        actions.status = grpc::Status(
+            grpc::StatusCode::UNAVAILABLE,
+            absl::StrCat("AdjudicateStream: the server is shutting down "
+                         "after answering ",
+                         answered_,
+                         " records; send the rest to another server"));
+      }
+    }
+    return actions;
+  }
+
+  void Perform(const Actions& actions) {
+    if (actions.write) StartWrite(&response_);
+    if (actions.read) StartRead(&request_);
+    if (actions.finish) Finish(actions.status);
+  }
+
+  HalmaRulesService* const rules_;
+  StreamRegistry* const registry_;
+  grpc::CallbackServerContext* const context_;
+  // Counts the stream in calls_in_progress() for the graceful shutdown.
+  const ConcurrencyLimit::Slot call_;
+  bool registered_ = false;
+  const absl::Status busy_ = absl::ResourceExhaustedError(
+      "Adjudicate: no replay slot came free within this server's maximum "
+      "call time (max_concurrent_adjudications, max_call_seconds); retry "
+      "later");
+
+  // Touched only by the one record being answered at a time.
+  ByteBuffer request_;
+  absl::Time record_arrived_;
+  absl::Duration slot_wait_;
+  std::unique_ptr<grpc::Alarm> alarm_;
+
+  absl::Mutex mu_;
+  ByteBuffer response_ ABSL_GUARDED_BY(mu_);  // Being written.
+  ByteBuffer pending_ ABSL_GUARDED_BY(mu_);   // Answered, not yet written.
+  bool has_pending_ ABSL_GUARDED_BY(mu_) = false;
+  bool read_outstanding_ ABSL_GUARDED_BY(mu_) = false;
+  bool processing_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool input_closed_ ABSL_GUARDED_BY(mu_) = false;  // The client's half-close.
+  bool ending_ ABSL_GUARDED_BY(mu_) = false;        // Server shutdown.
+  bool broken_ ABSL_GUARDED_BY(mu_) = false;  // Cancelled or write failed.
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  long answered_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<ByteBuffer, ByteBuffer>* NewAdjudicateStream(
+    HalmaRulesService* rules, StreamRegistry* registry,
+    grpc::CallbackServerContext* context) {
+  return new AdjudicateStreamReactor(rules, registry, context);
+}
+
+}  // namespace halma::service

@@ -1,0 +1,59 @@
+// AdjudicateStream: many game records on one bidirectional call.
+//
+// Flow control is gRPC's own: a stream holds at most one record being
+// answered and one answer waiting for the write before it, and reads the
+// next record only when the answer before it is on its way. A client that
+// stops reading answers therefore stops the server reading records, and a
+// stream's memory is bounded by two messages whatever the client sends.
+#ifndef HALMA_SERVICE_STREAM_ADJUDICATE_STREAM_H_
+#define HALMA_SERVICE_STREAM_ADJUDICATE_STREAM_H_
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "grpcpp/grpcpp.h"
+
+namespace halma::service {
+
+class HalmaRulesService;
+
+// The streams open now, so that a shutdown can end them once the records
+// they have received are answered (an idle stream would otherwise hold the
+// drain until the grace period ran out).
+class StreamRegistry {
+ public:
+  class Member {
+   public:
+    // Answer what has been received, then end the call (UNAVAILABLE).
+    // Called with the registry's lock held: must not call back into it.
+    virtual void EndForShutdown() = 0;
+
+   protected:
+    ~Member() = default;
+  };
+
+  // False once EndAll has run: the stream must end at once.
+  bool Add(Member* member);
+  void Remove(Member* member);
+  // Tells every open stream to end, and refuses new ones.
+  void EndAll();
+  int open() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<Member*> members_ ABSL_GUARDED_BY(mu_);
+  bool ending_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// Longest record id echoed; longer ids are an error for their record.
+inline constexpr int kMaxRecordIdBytes = 256;
+
+// A new reactor for one AdjudicateStream call; it deletes itself when the
+// call is done.
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
+NewAdjudicateStream(HalmaRulesService* rules, StreamRegistry* registry,
+                    grpc::CallbackServerContext* context);
+
+}  // namespace halma::service
+
+#endif  // HALMA_SERVICE_STREAM_ADJUDICATE_STREAM_H_
