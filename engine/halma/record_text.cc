@@ -174,7 +174,11 @@ absl::Status ReadResultToken(absl::string_view token, const Variant& variant,
                      : "the rule of a draw: target-filled, move-cap or "
                        "everyone-stuck");
     }
-    *canonical = absl::StrCat(kind, ":", SeatLetters(seats), ":", last);
+    canonical->assign(kind.data(), kind.size());
+    *canonical += ':';
+    *canonical += SeatLetters(seats);
+    *canonical += ':';
+    canonical->append(last.data(), last.size());
     return absl::OkStatus();
   }
   if (kind == "illegal") {
@@ -989,13 +993,15 @@ std::string FormatTextRecord(const TextRecord& record) {
       ++next_comment;
     }
     if (ply == move_count) break;
-    if (turns.RoundStart()) {
-      writer.Token(absl::StrCat(turns.Number(), "."));
-    } else if (ply == 0 || after_comment) {
-      writer.Token(absl::StrCat(turns.Number(), "..."));
-    }
+    // A number and its move stay on one line.
     const std::string& move = record.moves[ply];
-    writer.Token(move);
+    if (turns.RoundStart()) {
+      writer.Token(absl::StrCat(turns.Number(), ". ", move));
+    } else if (ply == 0 || after_comment) {
+      writer.Token(absl::StrCat(turns.Number(), "... ", move));
+    } else {
+      writer.Token(move);
+    }
     absl::StatusOr<MoveText> parsed =
         variant.ok() ? ParseMove(move, variant->size)
                      : absl::StatusOr<MoveText>(absl::InvalidArgumentError(""));
