@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -33,6 +34,8 @@
 #include "halma/flood_fill.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
+#include "halma/perft.h"
+#include "halma/position.h"
 #include "halma/status.h"
 #include "halma/variant.h"
 #include "reference.h"
@@ -347,3 +350,51 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+// Perft (halma/perft.h) of a preset's start position, counting the last ply
+// in bulk. Counters: nodes (the count) per second and its inverse, the time
+// per node; and the time per position whose moves were generated (every
+// position above the last ply, each one move generation and status).
+namespace {
+
+void BM_Perft(benchmark::State& state, const char* preset, int depth) {
+  absl::StatusOr<halma::Variant> variant = halma::PresetVariant(preset);
+  if (!variant.ok()) {
+    state.SkipWithError("unknown preset");
+    return;
+  }
+  const halma::Position start = halma::StartPosition(*variant);
+  const auto ok = [] { return absl::OkStatus(); };
+  std::uint64_t generated = 0;
+  for (int d = 0; d < depth; ++d) {
+    generated += halma::Perft(*variant, start, d, false, ok)->nodes;
+  }
+  std::uint64_t nodes = 0;
+  for (auto _ : state) {
+    absl::StatusOr<halma::PerftResult> r =
+        halma::Perft(*variant, start, depth, false, ok);
+    nodes = r->nodes;
+    benchmark::DoNotOptimize(nodes);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["nodes"] = static_cast<double>(nodes);
+  state.counters["nodes_per_second"] =
+      benchmark::Counter(n * nodes, benchmark::Counter::kIsRate);
+  state.counters["time_per_node"] = benchmark::Counter(
+      n * nodes, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["time_per_generated_position"] = benchmark::Counter(
+      n * generated, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK_CAPTURE(BM_Perft, brainking_8x8_depth4, "brainking-8x8", 4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Perft, brainking_10x10_depth4, "brainking-10x10", 4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Perft, classic_16x16_depth3, "classic-16x16", 3)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Perft, classic_16x16_depth4, "classic-16x16", 4)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Perft, classic_16x16_4p_depth4, "classic-16x16-4p", 4)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace

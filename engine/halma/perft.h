@@ -23,7 +23,9 @@ struct PerftFirstMove {
 struct PerftResult {
   std::uint64_t nodes = 0;
   // Only when asked for: one entry per legal first move (or the single
-  // pass), in the order of LegalMoves (origin, then destination).
+  // pass), in the order of LegalMoves (origin, then destination, each file
+  // first, then rank); their nodes sum to `nodes`. Empty at depth 0 and
+  // for a finished game.
   std::vector<PerftFirstMove> first_moves;
 };
 
@@ -37,7 +39,11 @@ inline constexpr int kMaxPerftDepth = 64;
 // Counts the last ply in bulk. Calls `checkpoint` now and then (at most
 // every few milliseconds of work): a non-OK status stops the count and is
 // returned. A count past 2^64 - 1 is OUT_OF_RANGE; a depth outside
-// 0..kMaxPerftDepth is INVALID_ARGUMENT.
+// 0..kMaxPerftDepth is INVALID_ARGUMENT, and so is a count that would play
+// a move of a seat that has already made kMaxMoveCount moves
+// (CheckRoomForMove; its moves are still counted at the last ply).
+// Allocates one MoveSet (about 270 KB) per ply of depth up front and
+// nothing in the count itself.
 absl::StatusOr<PerftResult> Perft(const Variant& variant,
                                   const Position& position, int depth,
                                   bool split_by_first_move,
