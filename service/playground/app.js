@@ -295,6 +295,7 @@ function drawBoard() {
   const n = state.board.n;
   const size = MARGIN + n * SQUARE;
   board.setAttribute('viewBox', `0 0 ${size} ${size}`);
+  board.dataset.position = state.position;
   board.replaceChildren();
   const camps = campsOf(state.spec);
   const marks = markedSquares();
@@ -450,7 +451,7 @@ function renderStatus() {
   box.append(element('span', {className: 'status-extra', text: extra.join('. ')}));
   if (status.state === 'STATE_IN_PROGRESS' && status.mustPass) {
     const pass = element('button', {type: 'button', id: 'pass', text: 'Pass'});
-    pass.addEventListener('click', () => play('pass'));
+    pass.addEventListener('click', () => act(() => play('pass')));
     box.append(pass);
   }
 }
@@ -505,6 +506,18 @@ function showError(error) {
 }
 
 // ------------------------------------------------------------- actions --
+
+// Runs one user action; body[data-pending] counts those not finished (the
+// browser test waits for 0).
+let pending = 0;
+function act(action) {
+  ++pending;
+  document.body.dataset.pending = String(pending);
+  Promise.resolve().then(action).catch(showError).finally(() => {
+    --pending;
+    document.body.dataset.pending = String(pending);
+  });
+}
 
 function variantRequest() {
   return state.variant;
@@ -770,12 +783,19 @@ function parseRecordText(text) {
   return {tags, moves};
 }
 
-// The variant a record's tags name.
+// The variant a record's tags name (docs/record-format.md, Tags).
 function variantOfTags(tags) {
   const name = tags.get('Variant');
   const preset = state.presets.find((info) => info.name === name);
   if (preset) return {variant: {preset: name}, spec: preset.spec};
-  return null;
+  if (name !== 'custom') return null;
+  const spec = {boardSize: Number(tags.get('BoardSize')), seatCount: Number(tags.get('Seats')),
+                campRows: (tags.get('CampRows') || '').split(',').map(Number)};
+  if (Number(tags.get('HomeExit') || 0)) spec.homeExitLimit = Number(tags.get('HomeExit'));
+  if (tags.get('RoundCompletion') === 'on') spec.roundCompletion = true;
+  if (tags.get('TargetLock') === 'on') spec.targetLock = true;
+  if (Number(tags.get('MoveCap') || 0)) spec.moveCap = Number(tags.get('MoveCap'));
+  return {variant: {custom: spec}, spec};
 }
 
 async function adjudicate() {
@@ -816,16 +836,13 @@ async function adjudicate() {
     const parsed = parseRecordText(answer.recordText || text);
     const named = variantOfTags(parsed.tags);
     if (!named) {
-      verdict('info', ['Adjudicated; the record names a custom variant, which this page cannot step through.']);
+      verdict('info', ['Adjudicated; the record\'s variant is not one this page knows.']);
       renderRecordResult(answer);
       return;
     }
     ({variant, spec} = named);
     moves = parsed.moves;
-    const startTag = parsed.tags.get('Position') || parsed.tags.get('FEN') || '';
-    const {answer: startAnswer} = await call('LegalMoves', startTag ? {variant, position: startTag} : {variant},
-                                             {label: 'the record\'s start', log: false});
-    start = startAnswer.position;
+    start = parsed.tags.get('Position') || '';
   }
   await buildReplay({variant, spec, start, moves, answer, exchange});
 }
@@ -835,7 +852,7 @@ async function adjudicate() {
 async function buildReplay({variant, spec, start, moves, answer, exchange}) {
   const played = answer.movesPlayed || 0;
   const illegal = answer.illegalMove || null;
-  const startCall = await call('LegalMoves', {variant, position: start},
+  const startCall = await call('LegalMoves', start ? {variant, position: start} : {variant},
                                {label: 'ply 0 of the record', log: false});
   const plies = [{position: startCall.answer.position, status: startCall.answer.status,
                   exchange: startCall.exchange, move: null}];
@@ -899,7 +916,10 @@ function renderMarks() {
   const max = replay.plies.length - 1;
   const place = (ply, className, text) => {
     const span = element('span', {className, text});
-    span.style.left = (max ? (ply / max) * 100 : 0) + '%';
+    const percent = max ? (ply / max) * 100 : 0;
+    span.style.left = percent + '%';
+    // Kept inside the slider's width at either end.
+    span.style.transform = percent > 75 ? 'translateX(-100%)' : percent < 25 ? 'none' : 'translateX(-50%)';
     marks.append(span);
   };
   if (replay.decisive) place(replay.decisive, 'mark-decisive', '▲ ' + (RULE_WORDS[replay.answer.status.rule] || 'decided'));
@@ -958,7 +978,7 @@ function onBoardKey(event) {
     case 'Enter':
     case ' ':
       event.preventDefault();
-      activate(cell.dataset.square);
+      act(() => activate(cell.dataset.square));
       return;
     case 'Escape':
       state.selected = null;
@@ -992,7 +1012,7 @@ function wire() {
     const cell = event.target.closest('.cell');
     if (!cell) return;
     focusCell(cell.dataset.square);
-    activate(cell.dataset.square);
+    act(() => activate(cell.dataset.square));
   });
   board.addEventListener('keydown', onBoardKey);
   board.addEventListener('pointerover', (event) => hoverPath(event.target.closest('.cell')));
@@ -1007,21 +1027,21 @@ function wire() {
   $('#variant').addEventListener('change', () => {
     const value = $('#variant').value;
     $('#custom-fields').hidden = value !== 'custom';
-    if (value !== 'custom') loadPreset(value);
+    if (value !== 'custom') act(() => loadPreset(value));
   });
   $('#variant-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    loadCustom();
+    act(loadCustom);
   });
   $('#position-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    showPosition($('#position').value.trim());
+    act(() => showPosition($('#position').value.trim()));
   });
-  $('#position-start').addEventListener('click', () => showPosition(''));
+  $('#position-start').addEventListener('click', () => act(() => showPosition('')));
   $('#move-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const move = $('#move-input').value.trim();
-    if (move) play(move);
+    if (move) act(() => play(move));
   });
   $('#move-undo').addEventListener('click', () => {
     const previous = state.history.pop();
@@ -1046,13 +1066,14 @@ function wire() {
   });
   $('#record-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    adjudicate();
+    act(adjudicate);
   });
-  $('#ply').addEventListener('input', () => showPly(Number($('#ply').value)));
-  $('#ply-prev').addEventListener('click', () => showPly(Number($('#ply').value) - 1));
-  $('#ply-next').addEventListener('click', () => showPly(Number($('#ply').value) + 1));
-  $('#ply-decisive').addEventListener('click', () => showPly(state.replay.decisive));
-  $('#ply-illegal').addEventListener('click', () => showPly(state.replay.illegal));
+  const step = (ply) => act(() => showPly(ply));
+  $('#ply').addEventListener('input', () => step(Number($('#ply').value)));
+  $('#ply-prev').addEventListener('click', () => step(Number($('#ply').value) - 1));
+  $('#ply-next').addEventListener('click', () => step(Number($('#ply').value) + 1));
+  $('#ply-decisive').addEventListener('click', () => step(state.replay.decisive));
+  $('#ply-illegal').addEventListener('click', () => step(state.replay.illegal));
   document.addEventListener('keydown', (event) => {
     if (!state.replay || $('#replay').hidden) return;
     const target = event.target;
@@ -1060,14 +1081,17 @@ function wire() {
         (target.matches('input, textarea, select') && target.id !== 'ply'))) return;
     if (target.id === 'ply') return;  // The range input steps itself.
     const ply = Number($('#ply').value);
-    if (event.key === 'ArrowLeft') showPly(ply - 1);
-    else if (event.key === 'ArrowRight') showPly(ply + 1);
+    if (event.key === 'ArrowLeft') step(ply - 1);
+    else if (event.key === 'ArrowRight') step(ply + 1);
+    else if (event.key === 'Home') step(0);
+    else if (event.key === 'End') step(state.replay.plies.length - 1);
     else return;
     event.preventDefault();
   });
 }
 
 async function start() {
+  document.body.dataset.pending = '1';
   wire();
   try {
     const {answer} = await call('ListVariants', {}, {label: 'the presets'});
@@ -1085,6 +1109,7 @@ async function start() {
   select.value = state.presets.length ? state.presets[0].name : 'custom';
   if (state.presets.length) await loadPreset(state.presets[0].name);
   document.body.dataset.ready = 'true';
+  document.body.dataset.pending = String(pending);
 }
 
 start();
