@@ -39,6 +39,9 @@ PACKAGES=(
   golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
   # Shell scripts are checked with it
   shellcheck
+  # The playground page's browser test (tests/playground: playwright-core
+  # drives Debian's Chromium; no browser is downloaded)
+  chromium
 )
 # Node.js and npm (the Node client, buf from npm): Debian's, unless the
 # machine has its own (NodeSource's nodejs bundles npm, and conflicts with

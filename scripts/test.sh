@@ -40,6 +40,10 @@ stage "soak" /usr/bin/python3 tests/soak/soak_test.py \
 stage "api gate" bash scripts/api-check.sh
 # The Python, Node and Go clients against the real binary, side by side.
 stage "clients" bash scripts/clients-test.sh "$BUILD_DIR/service/halma_server"
+# The playground page (GET /) in Debian's Chromium driven by playwright-core,
+# axe-core over it; the screenshots are the README's (docs/images/playground/).
+stage "playground (chromium)" bash tests/playground/test.sh \
+  "$BUILD_DIR/service/halma_server" "$BUILD_DIR/playground-screenshots"
 stage "service bench smoke" bash bench/service/run.sh "$BUILD_DIR" --smoke
 # The same requests over the Connect protocol (JSON and protobuf) beside
 # gRPC, answers checked, no timing asserted.
