@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,13 +16,10 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "halma/move_check.h"
-#include "halma/movegen.h"
-#include "halma/notation.h"
-#include "halma/status.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/variant.h"
 #include "service/server.h"
+#include "tests/service/played_records.h"
 #include "tests/service/test_server.h"
 
 namespace halma::service {
@@ -39,40 +35,6 @@ ServerConfig StreamConfig() {
   config.max_record_moves = 20000;
   config.grace_period_seconds = 10;
   return config;
-}
-
-// A record of up to `plies` moves of `preset` from its start, each chosen
-// at random (seeded) among the legal moves and written as origin-destination;
-// it stops early when the game ends.
-v1::AdjudicateRequest PlayedRecord(const std::string& preset, int plies,
-                                   std::uint32_t seed) {
-  v1::AdjudicateRequest request;
-  request.mutable_variant()->set_preset(preset);
-  const absl::StatusOr<Variant> variant = PresetVariant(preset);
-  EXPECT_TRUE(variant.ok());
-  Position position = StartPosition(*variant);
-  std::mt19937 random(seed);
-  auto list = std::make_unique<MoveList>();
-  for (int ply = 0; ply < plies; ++ply) {
-    const GameStatus status = EvaluateStatus(*variant, position);
-    if (status.over) break;
-    MoveText move;
-    if (status.must_pass) {
-      move.is_pass = true;
-    } else {
-      GenerateLegalMoves(*variant, position, position.to_move, list.get());
-      const LegalMove& chosen = list->moves[random() % list->size];
-      // The fewest-hop path: a two-square move two apart would be read as
-      // one hop.
-      Square path[kMaxPathSquares];
-      const int length = FewestHopPath(*variant, position, chosen.origin,
-                                       chosen.destination, path);
-      move.squares.assign(path, path + length);
-    }
-    request.add_moves(FormatMove(move));
-    position = ApplyMove(*variant, position, move);
-  }
-  return request;
 }
 
 // A mix of records: legal games of every preset, records with an illegal
