@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,6 +117,31 @@ std::string IllegalReasons() {
   std::vector<std::string> names;
   for (MoveVerdict v : kIllegalVerdicts) names.push_back(MoveVerdictName(v));
   return absl::StrJoin(names, ", ");
+}
+
+// The presets, made once: a variant's masks cost more to make than most
+// records cost to read.
+const Variant* FindPreset(absl::string_view name) {
+  static const std::vector<Variant>* const presets = [] {
+    auto* out = new std::vector<Variant>;
+    for (const std::string& preset : PresetNames()) {
+      absl::StatusOr<Variant> v = PresetVariant(preset);
+      if (v.ok()) out->push_back(*std::move(v));
+    }
+    return out;
+  }();
+  for (const Variant& v : *presets) {
+    if (v.spec.name == name) return &v;
+  }
+  return nullptr;
+}
+
+bool SameSpec(const VariantSpec& x, const VariantSpec& y) {
+  return x.name == y.name && x.board_size == y.board_size &&
+         x.seat_count == y.seat_count && x.camp_rows == y.camp_rows &&
+         x.home_exit_limit == y.home_exit_limit &&
+         x.round_completion == y.round_completion &&
+         x.target_lock == y.target_lock && x.move_cap == y.move_cap;
 }
 
 // Reads a result token (docs/record-format.md, "Result tokens") of a
@@ -473,7 +499,7 @@ class Parser {
     return BadTagValue(tag, "on or off");
   }
 
-  absl::Status ReadVariant(const Tag* tags, Variant* variant) const {
+  absl::Status ReadVariant(const Tag* tags, const Variant** variant) {
     const Tag& name = tags[kVariantTag];
     if (name.value != kCustom) {
       for (int id = kBoardSizeTag; id <= kMoveCapTag; ++id) {
@@ -486,13 +512,13 @@ class Parser {
               "\"custom\"]");
         }
       }
-      absl::StatusOr<Variant> preset = PresetVariant(name.value);
-      if (!preset.ok()) {
+      const Variant* preset = FindPreset(name.value);
+      if (preset == nullptr) {
         return BadTagValue(
             name, absl::StrCat("a preset (", absl::StrJoin(PresetNames(), ", "),
                                ") or custom"));
       }
-      *variant = *std::move(preset);
+      *variant = preset;
       return absl::OkStatus();
     }
     for (int id : {kBoardSizeTag, kSeatsTag, kCampRowsTag, kHomeExitTag,
@@ -550,6 +576,10 @@ class Parser {
         return s;
       }
     }
+    if (custom_.has_value() && SameSpec(custom_->spec, spec)) {
+      *variant = &*custom_;
+      return absl::OkStatus();
+    }
     absl::StatusOr<Variant> made = MakeVariant(spec);
     if (!made.ok()) {
       // MakeVariant names the field; the message points at its tag.
@@ -568,7 +598,8 @@ class Parser {
       }
       return TagError(*at, made.status().message());
     }
-    *variant = *std::move(made);
+    custom_ = *std::move(made);
+    *variant = &*custom_;
     return absl::OkStatus();
   }
 
@@ -613,8 +644,9 @@ class Parser {
       tags[id] = std::move(tag);
     }
 
-    Variant variant;
-    if (absl::Status s = ReadVariant(tags, &variant); !s.ok()) return s;
+    const Variant* read = nullptr;
+    if (absl::Status s = ReadVariant(tags, &read); !s.ok()) return s;
+    const Variant& variant = *read;
     record->variant = variant.spec;
 
     Position start = StartPosition(variant);
@@ -824,6 +856,8 @@ class Parser {
 
   absl::string_view text_;
   size_t at_ = 0;
+  // The last custom variant read: records of one text often share it.
+  std::optional<Variant> custom_;
 };
 
 // Move text, wrapped before kWrapColumn.
@@ -902,8 +936,15 @@ absl::StatusOr<TextRecord> ParseTextRecord(absl::string_view text) {
 std::string FormatTextRecord(const TextRecord& record) {
   std::string out;
   const VariantSpec& spec = record.variant;
-  const absl::StatusOr<Variant> variant =
-      spec.name.empty() ? MakeVariant(spec) : PresetVariant(spec.name);
+  absl::StatusOr<Variant> made;
+  const Variant* preset = nullptr;
+  if (spec.name.empty()) {
+    made = MakeVariant(spec);
+  } else if ((preset = FindPreset(spec.name)) == nullptr) {
+    made = PresetVariant(spec.name);  // The error.
+  }
+  const Variant* variant =
+      preset != nullptr ? preset : (made.ok() ? &*made : nullptr);
   if (!spec.name.empty()) {
     AppendTag(&out, "Variant", spec.name);
   } else {
@@ -920,13 +961,14 @@ std::string FormatTextRecord(const TextRecord& record) {
   }
   // The start position in canonical form, left out when it is the
   // variant's start.
-  bool start_ok = variant.ok();
+  bool start_ok = variant != nullptr;
   Position start;
-  if (variant.ok()) start = StartPosition(*variant);
+  if (variant != nullptr) start = StartPosition(*variant);
   if (!record.start_position.empty()) {
     absl::StatusOr<Position> parsed =
-        variant.ok() ? ParsePosition(record.start_position, *variant)
-                     : absl::StatusOr<Position>(absl::InvalidArgumentError(""));
+        (variant != nullptr)
+            ? ParsePosition(record.start_position, *variant)
+            : absl::StatusOr<Position>(absl::InvalidArgumentError(""));
     if (parsed.ok()) {
       start = *parsed;
       if (!(start == StartPosition(*variant))) {
@@ -941,7 +983,7 @@ std::string FormatTextRecord(const TextRecord& record) {
   {
     Seat seats[kMaxSeats];
     int count = 0;
-    if (variant.ok()) {
+    if (variant != nullptr) {
       count = variant->seat_count;
       for (int i = 0; i < count; ++i) seats[i] = variant->seats[i];
     } else {
@@ -975,7 +1017,7 @@ std::string FormatTextRecord(const TextRecord& record) {
   std::stable_sort(
       comments.begin(), comments.end(),
       [](const auto& a, const auto& b) { return a.first < b.first; });
-  Turns turns = start_ok ? Turns(&*variant, start) : Turns(spec.seat_count);
+  Turns turns = start_ok ? Turns(variant, start) : Turns(spec.seat_count);
   MoveTextWriter writer(&out);
   size_t next_comment = 0;
   for (int ply = 0; ply <= move_count; ++ply) {
@@ -1003,8 +1045,9 @@ std::string FormatTextRecord(const TextRecord& record) {
       writer.Token(move);
     }
     absl::StatusOr<MoveText> parsed =
-        variant.ok() ? ParseMove(move, variant->size)
-                     : absl::StatusOr<MoveText>(absl::InvalidArgumentError(""));
+        (variant != nullptr)
+            ? ParseMove(move, variant->size)
+            : absl::StatusOr<MoveText>(absl::InvalidArgumentError(""));
     turns.Advance(parsed.ok() ? &*parsed : nullptr);
   }
   if (!record.result.empty()) writer.Token(record.result);
