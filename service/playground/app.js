@@ -858,7 +858,12 @@ async function buildReplay({variant, spec, start, moves, answer, exchange}) {
                   exchange: startCall.exchange, move: null}];
   const last = illegal ? illegal.ply : played;
   let position = plies[0].position;
+  const progress = $('#record-result');
   for (let ply = 1; ply <= last && ply <= moves.length; ++ply) {
+    if (ply % 50 === 0) {
+      progress.className = 'result-box box-info';
+      progress.textContent = 'Replaying the record for the slider: ply ' + ply + ' of ' + last + '…';
+    }
     const {answer: step, exchange: stepExchange} = await call(
         'ValidateMove', {variant, position, move: moves[ply - 1]},
         {label: 'ply ' + ply + ' of the record', log: false});
