@@ -3,6 +3,7 @@
 // each of them.
 //
 //   halma_service_payloads --out=DIR [--distinct=16] [--dense_positions=16]
+//       [--stream_records=128]
 //   halma_service_payloads --out=DIR --method=LegalMoves
 //       --json='{"variant": {"preset": "brainking-8x8"}}' [--name=adhoc]
 //       (one command)
@@ -14,6 +15,16 @@
 // Check answers `status: SERVING`). DIR/manifest.json lists the scenarios:
 // name, gRPC method path and, per request, its file, the file of the
 // expected answer and the answer's size in bytes.
+//
+// The AdjudicateStream scenarios are the exception: their one request is
+// a whole stream, --stream_records framed AdjudicateStreamRequest messages
+// (the records of the Adjudicate scenario of the same kind, in turn, each
+// with an id) that h2load posts as the body of every call, and their
+// expected answer is the framed AdjudicateStreamResponse messages the
+// server sends back, in order. Their manifest entry says "stream": true,
+// the records per call and the unary scenario they compare with, and its
+// request_bytes and response_bytes are the sizes of those files (frames
+// included).
 //
 // The requests come from the committed position sets (bench/data) and from
 // games this tool plays with the engine: std::mt19937 with fixed seeds and
@@ -37,6 +48,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -58,6 +70,9 @@ ABSL_FLAG(std::string, data_dir, HALMA_BENCH_DATA_DIR,
 ABSL_FLAG(int, distinct, 16, "distinct requests per scenario");
 ABSL_FLAG(int, dense_positions, 16,
           "positions of bench/data per legal_dense scenario");
+ABSL_FLAG(int, stream_records, 128,
+          "records per AdjudicateStream call (one h2load request body); a "
+          "multiple of --distinct keeps the unary scenario's mix");
 ABSL_FLAG(std::uint32_t, seed, 20240909u, "seed of the games played here");
 ABSL_FLAG(std::string, method, "",
           "ad hoc: the method of the --json request (ValidateMove, "
@@ -93,6 +108,11 @@ struct Scenario {
   std::string method;  // gRPC path, e.g. /halma.v1.HalmaRules/LegalMoves.
   std::string note;    // What the requests are, for the manifest.
   std::vector<Payload> payloads;
+  // AdjudicateStream: the records per call (each payload is then the
+  // framed messages of one whole stream, both ways), and the Adjudicate
+  // scenario of the same records. 0 and "" for a unary scenario.
+  int records_per_call = 0;
+  std::string compare_with = "";
 };
 
 // Answers requests with the server's own code.
@@ -109,6 +129,21 @@ class Answerer {
   absl::StatusOr<Payload> Adjudicate(const v1::AdjudicateRequest& r) const {
     v1::AdjudicateResponse response;
     return Finish(r, service_.AnswerAdjudicate(r, &response), response);
+  }
+  // One record of AdjudicateStream, answered as the stream answers it:
+  // the id echoed and the Adjudicate answer, or the error Adjudicate would
+  // end the call with. Messages, not yet framed.
+  absl::StatusOr<Payload> StreamRecord(
+      const v1::AdjudicateStreamRequest& r) const {
+    v1::AdjudicateStreamResponse response;
+    response.set_id(r.id());
+    const absl::Status status =
+        service_.AnswerAdjudicate(r.record(), response.mutable_result());
+    if (!status.ok()) {
+      response.mutable_error()->set_code(static_cast<int>(status.code()));
+      response.mutable_error()->set_message(std::string(status.message()));
+    }
+    return Finish(r, absl::OkStatus(), response);
   }
   absl::StatusOr<Payload> Variants(const v1::ListVariantsRequest& r) const {
     v1::ListVariantsResponse response;
@@ -274,6 +309,18 @@ std::vector<int> Spread(int size, int count) {
                      size);
   }
   return picked;
+}
+
+// One gRPC frame: a 0 byte (not compressed), the message's length in 4
+// bytes big-endian, the message.
+std::string Frame(const std::string& message) {
+  const std::uint32_t n = static_cast<std::uint32_t>(message.size());
+  std::string out(5, '\0');
+  out[1] = static_cast<char>(n >> 24);
+  out[2] = static_cast<char>(n >> 16);
+  out[3] = static_cast<char>(n >> 8);
+  out[4] = static_cast<char>(n);
+  return out + message;
 }
 
 // --- the scenarios ---------------------------------------------------------
@@ -596,13 +643,64 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
   return s;
 }
 
+// The records of `unary` (an Adjudicate scenario) on AdjudicateStream:
+// one stream of `records` records, the unary requests in turn, record i
+// with id "rec-<i>". The request is the stream's framed messages, the
+// answer the framed answers the server sends, in order.
+absl::StatusOr<Scenario> AdjudicateStreamScenario(const Answerer& answerer,
+                                                  const Scenario& unary,
+                                                  int records) {
+  constexpr absl::string_view kUnaryPrefix = "adjudicate/";
+  if (!absl::StartsWith(unary.name, kUnaryPrefix) || unary.payloads.empty()) {
+    return absl::InternalError(
+        absl::StrCat(unary.name, ": not an Adjudicate scenario"));
+  }
+  Scenario s{
+      absl::StrCat("adjudicate_stream/",
+                   absl::string_view(unary.name).substr(kUnaryPrefix.size())),
+      absl::StrCat(kRules, "AdjudicateStream"),
+      "",
+      {},
+      records,
+      unary.name};
+  Payload stream;
+  for (int i = 0; i < records; ++i) {
+    const Payload& record = unary.payloads[i % unary.payloads.size()];
+    v1::AdjudicateStreamRequest request;
+    request.set_id(absl::StrFormat("rec-%03d", i));
+    if (!request.mutable_record()->ParseFromString(record.request)) {
+      return absl::InternalError(absl::StrCat(unary.name, ": bad request"));
+    }
+    absl::StatusOr<Payload> answered = answerer.StreamRecord(request);
+    if (!answered.ok()) return answered.status();
+    v1::AdjudicateStreamResponse response;
+    response.ParseFromString(answered->response);
+    // The same adjudication as the unary call's, not an error.
+    if (!response.has_result() ||
+        response.result().SerializeAsString() != record.response) {
+      return absl::InternalError(absl::StrCat(
+          s.name, ": record ", i, " is not answered as Adjudicate answers it"));
+    }
+    stream.request += Frame(answered->request);
+    stream.response += Frame(answered->response);
+  }
+  s.payloads.push_back(std::move(stream));
+  s.note = absl::StrFormat(
+      "one stream of %d records per call: the %d records of %s in turn "
+      "(ids rec-000 ...), answered in order",
+      records, static_cast<int>(unary.payloads.size()), unary.name);
+  return s;
+}
+
 absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
   const int distinct = absl::GetFlag(FLAGS_distinct);
   const int dense = absl::GetFlag(FLAGS_dense_positions);
+  const int stream_records = absl::GetFlag(FLAGS_stream_records);
   const std::uint32_t seed = absl::GetFlag(FLAGS_seed);
-  if (distinct < 1 || dense < 1) {
+  if (distinct < 1 || dense < 1 || stream_records < 1) {
     return absl::InvalidArgumentError(
-        "--distinct and --dense_positions must be positive");
+        "--distinct, --dense_positions and --stream_records must be "
+        "positive");
   }
   Answerer answerer;
   auto scratch = std::make_unique<Scratch>();
@@ -648,6 +746,14 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
   if (status.ok()) {
     status = add(AdjudicateScenario(answerer, "brainking-8x8", 60, distinct,
                                     seed + 1, scratch.get()));
+  }
+  if (!status.ok()) return status;
+  // The same records on AdjudicateStream, brainking first (the cheaper).
+  const Scenario classic = scenarios[scenarios.size() - 2];
+  const Scenario brainking = scenarios[scenarios.size() - 1];
+  status = add(AdjudicateStreamScenario(answerer, brainking, stream_records));
+  if (status.ok()) {
+    status = add(AdjudicateStreamScenario(answerer, classic, stream_records));
   }
   if (!status.ok()) return status;
   return scenarios;
@@ -705,16 +811,6 @@ absl::StatusOr<Scenario> AdHocScenario(const Answerer& answerer) {
 
 // --- output ----------------------------------------------------------------
 
-std::string Frame(const std::string& message) {
-  const std::uint32_t n = static_cast<std::uint32_t>(message.size());
-  std::string out(5, '\0');
-  out[1] = static_cast<char>(n >> 24);
-  out[2] = static_cast<char>(n >> 16);
-  out[3] = static_cast<char>(n >> 8);
-  out[4] = static_cast<char>(n);
-  return out + message;
-}
-
 bool WriteFile(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -744,14 +840,25 @@ absl::Status WriteScenarios(const std::string& dir,
     const std::string sub = absl::StrReplaceAll(s.name, {{"/", "_"}});
     fs::create_directories(fs::path(dir) / sub, error);
     if (error) return absl::InternalError(error.message());
-    absl::StrAppend(
-        &manifest, i == 0 ? "" : ",", "\n    {\"name\": ", Quote(s.name),
-        ", \"method\": ", Quote(s.method), ",\n     \"note\": ", Quote(s.note),
-        ",\n     \"requests\": [");
+    absl::StrAppend(&manifest, i == 0 ? "" : ",",
+                    "\n    {\"name\": ", Quote(s.name),
+                    ", \"method\": ", Quote(s.method),
+                    ",\n     \"note\": ", Quote(s.note), ",\n     ");
+    if (s.records_per_call > 0) {
+      absl::StrAppend(
+          &manifest,
+          "\"stream\": true, \"records_per_call\": ", s.records_per_call,
+          ", \"compare_with\": ", Quote(s.compare_with), ",\n     ");
+    }
+    absl::StrAppend(&manifest, "\"requests\": [");
     for (size_t k = 0; k < s.payloads.size(); ++k) {
       const std::string request = absl::StrFormat("%s/req_%02d.bin", sub, k);
       const std::string response = absl::StrFormat("%s/resp_%02d.bin", sub, k);
-      if (!WriteFile(fs::path(dir) / request, Frame(s.payloads[k].request)) ||
+      // A stream's payloads are framed already, both ways.
+      const bool stream = s.records_per_call > 0;
+      if (!WriteFile(
+              fs::path(dir) / request,
+              stream ? s.payloads[k].request : Frame(s.payloads[k].request)) ||
           !WriteFile(fs::path(dir) / response, s.payloads[k].response)) {
         return absl::InternalError(absl::StrCat("cannot write in ", dir));
       }
@@ -776,7 +883,8 @@ absl::Status WriteScenarios(const std::string& dir,
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "writes the service benchmark's request payloads and expected answers: "
-      "--out=DIR [--distinct=16] [--dense_positions=16], or one ad hoc "
+      "--out=DIR [--distinct=16] [--dense_positions=16] "
+      "[--stream_records=128], or one ad hoc "
       "request: --out=DIR --method=M --json=J [--name=N]");
   absl::ParseCommandLine(argc, argv);
   const std::string dir = absl::GetFlag(FLAGS_out);

@@ -15,6 +15,12 @@ of the floor (grpc.health.v1.Health/Check) with h2load: floor, A, floor, B,
 floor ... Every h2load run is checked too: every call done with HTTP 2xx and
 the answer bytes h2load counted equal to what the expected answers add up
 to. Any failure ends the run with exit status 1 and says what was wrong.
+
+The AdjudicateStream scenarios post a whole stream per call (K framed
+records, one body) and expect its K framed answers; the report gives their
+records per second and server CPU per record beside those of the unary
+Adjudicate scenario of the same records, measured in the same run, and
+the ratio of records per second per server core (stream over unary).
 bench/service/README.md describes the method and the report.
 """
 
@@ -54,6 +60,9 @@ FRAME_PREFIX = 5  # gRPC message prefix: 1 flag byte, 4 length bytes.
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0
 STDERR_KEPT = 50
+# AdjudicateStream against unary Adjudicate, records per server core
+# (issue #12).
+STREAM_TARGET = 2.0
 
 
 class BenchError(Exception):
@@ -113,6 +122,45 @@ def read_bytes(path):
         return f.read()
 
 
+def split_frames(data, what):
+    """The messages of a sequence of uncompressed gRPC frames."""
+    messages, at = [], 0
+    while at < len(data):
+        size = int.from_bytes(data[at + 1:at + FRAME_PREFIX], "big")
+        if (len(data) - at < FRAME_PREFIX or data[at] != 0
+                or at + FRAME_PREFIX + size > len(data)):
+            raise BenchError("%s is not a sequence of gRPC frames (at byte "
+                             "%d)" % (what, at))
+        messages.append(data[at + FRAME_PREFIX:at + FRAME_PREFIX + size])
+        at += FRAME_PREFIX + size
+    return messages
+
+
+def load_stream_request(directory, entry, records):
+    """One request of an AdjudicateStream scenario: `records` frames each
+    way, the files of the sizes the manifest gives."""
+    path = os.path.join(directory, entry["request"])
+    body = read_bytes(path)
+    expected = read_bytes(os.path.join(directory, entry["response"]))
+    for what, data, size in ((path, body, entry["request_bytes"]),
+                             (entry["response"], expected,
+                              entry["response_bytes"])):
+        if len(data) != size:
+            raise BenchError("%s: %d bytes, the manifest says %d"
+                             % (what, len(data), size))
+    messages = split_frames(body, path)
+    answers = split_frames(expected, entry["response"])
+    if len(messages) != records or len(answers) != records:
+        raise BenchError("%s: %d requests and %d answers, the manifest says "
+                         "%d records" % (path, len(messages), len(answers),
+                                         records))
+    return {"file": path, "messages": messages, "expected": expected,
+            "expected_messages": answers,
+            "response_bytes": entry["response_bytes"],
+            # The answers' frames are in the file already.
+            "data_per_call": entry["response_bytes"]}
+
+
 def load_request(directory, entry):
     """One request of the manifest, its frame checked against its size."""
     path = os.path.join(directory, entry["request"])
@@ -138,21 +186,34 @@ def load_scenarios(directory):
     for s in manifest["scenarios"]:
         if not s["requests"]:
             raise BenchError("scenario %s has no requests" % s["name"])
+        stream = bool(s.get("stream"))
+        records = s.get("records_per_call", 1) if stream else 1
+        if stream:
+            requests = [load_stream_request(directory, e, records)
+                        for e in s["requests"]]
+        else:
+            requests = [load_request(directory, e) for e in s["requests"]]
         scenarios.append({
             "name": s["name"], "method": s["method"],
-            "note": s.get("note", ""),
-            "requests": [load_request(directory, e) for e in s["requests"]]})
+            "note": s.get("note", ""), "stream": stream,
+            "records_per_call": records,
+            "compare_with": s.get("compare_with"), "requests": requests})
     return scenarios
 
 
 def select(scenarios, globs):
-    """The floor and the scenarios matching a glob, in manifest order."""
+    """The floor and the scenarios matching a glob, in manifest order; a
+    stream scenario brings the unary scenario it compares with along."""
     floor = [s for s in scenarios if s["name"] == FLOOR]
     if not floor:
         raise BenchError("the payloads have no %r scenario (the floor)"
                          % FLOOR)
+    names = {s["name"] for s in scenarios
+             if any(fnmatch.fnmatchcase(s["name"], g) for g in globs)}
+    names |= {s["compare_with"] for s in scenarios
+              if s["name"] in names and s.get("compare_with")}
     chosen = [s for s in scenarios if s["name"] != FLOOR
-              and any(fnmatch.fnmatchcase(s["name"], g) for g in globs)]
+              and s["name"] in names]
     if not chosen and not any(fnmatch.fnmatchcase(FLOOR, g) for g in globs):
         raise BenchError("no scenario matches %s" % ",".join(globs))
     return floor[0], chosen
@@ -281,6 +342,9 @@ def check_answers(target, scenarios):
     try:
         grpc.channel_ready_future(channel).result(timeout=20)
         for s in scenarios:
+            if s.get("stream"):
+                failures += check_stream_answers(channel, s)
+                continue
             call = channel.unary_unary(s["method"], request_serializer=None,
                                        response_deserializer=None)
             for i, r in enumerate(s["requests"]):
@@ -305,6 +369,35 @@ def check_answers(target, scenarios):
     if failures:
         raise BenchError("wrong answers through gRPC:\n  " +
                          listing(failures))
+
+
+def check_stream_answers(channel, scenario):
+    """Each stream of a stream scenario once, on one bidirectional call:
+    status OK, as many answers as records, each the expected bytes."""
+    import grpc
+    call = channel.stream_stream(scenario["method"], request_serializer=None,
+                                 response_deserializer=None)
+    failures = []
+    for i, r in enumerate(scenario["requests"]):
+        where = "%s request %d (%s)" % (scenario["name"], i,
+                                        scenario["method"])
+        try:
+            answers = list(call(iter(r["messages"]), timeout=120))
+        except grpc.RpcError as e:
+            failures.append("%s: %s %s" % (where, e.code().name, e.details()))
+            continue
+        expected = r["expected_messages"]
+        if len(answers) != len(expected):
+            failures.append("%s: %d answers to %d records" % (
+                where, len(answers), len(expected)))
+        for k, (answer, wanted) in enumerate(zip(answers, expected)):
+            if answer != wanted:
+                failures.append(
+                    "%s: the answer to record %d (%d bytes) differs from the "
+                    "expected one (%d bytes) at byte %d" % (
+                        where, k, len(answer), len(wanted),
+                        first_difference(answer, wanted)))
+    return failures
 
 
 # --- the layout of a run -------------------------------------------------
@@ -395,8 +488,9 @@ class H2load:
         finally:
             with self.lock:
                 self.running.discard(process)
-        return self.judge(out, process.returncode, calls,
-                          calls * (FRAME_PREFIX + request["response_bytes"]),
+        per_call = request.get("data_per_call",
+                               FRAME_PREFIX + request["response_bytes"])
+        return self.judge(out, process.returncode, calls, calls * per_call,
                           "h2load -n %d -c %d %s %s" % (
                               calls, conns, method,
                               os.path.basename(request["file"])))
@@ -503,6 +597,8 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
                                  len(d), bad, n))
         durations += d
     durations.sort()
+    records = calls * scenario.get("records_per_call", 1)
+    cpu_us_per_record = (cpu1 - cpu0) * 1e6 / records
     return {
         "scenario": scenario["name"], "concurrency": concurrency,
         "calls": calls, "seconds": round(seconds, 4),
@@ -520,6 +616,15 @@ def run_scenario(h2load, server, scenario, concurrency, calls, distinct,
         "rss_mib": server.rss_mib(),
         "h2load_processes": len(processes),
         "h2load_runs": sum(len(runs) for _, runs in processes),
+        # Records (game records adjudicated): one per call but for the
+        # AdjudicateStream scenarios, whose calls carry many.
+        "records_per_call": scenario.get("records_per_call", 1),
+        "records": records,
+        "records_per_s": records / seconds,
+        "cpu_us_per_record": cpu_us_per_record,
+        # What one server core would answer if the server were CPU bound.
+        "records_per_core_s": (1e6 / cpu_us_per_record
+                               if cpu_us_per_record > 0 else None),
     }
 
 
@@ -534,14 +639,23 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
                       workdir, runs):
     """floor, A, floor, B, floor ... at one concurrency; returns the rows."""
     def run(s, role):
-        r = run_scenario(h2load, server, s, concurrency, args.calls,
-                         args.distinct, workdir)
+        calls, distinct = args.calls, args.distinct
+        if s.get("stream"):
+            calls, distinct = stream_layout(args.calls, s, concurrency)
+        r = run_scenario(h2load, server, s, concurrency, calls, distinct,
+                         workdir)
         r["role"] = role
         runs.append(r)
-        log("C=%d %-32s %8.0f calls/s  p99 %6.2f ms  cpu %6.1f us/call" % (
+        line = "C=%d %-32s %8.0f calls/s  p99 %6.2f ms  cpu %6.1f us/call" % (
             concurrency, s["name"], r["calls_per_s"], r["p99_ms"],
-            r["cpu_us_per_call"]))
+            r["cpu_us_per_call"])
+        if s.get("stream") or s["name"] in compared:
+            line += "  %8.0f records/s  cpu %6.1f us/record" % (
+                r["records_per_s"], r["cpu_us_per_record"])
+        log(line)
         return r
+
+    compared = {s.get("compare_with") for s in scenarios}
 
     if not args.smoke:
         run(floor, "warm-up")
@@ -549,6 +663,7 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
     rows = []
     for s in scenarios:
         row = run(s, "scenario")
+        row["compare_with"] = s.get("compare_with")
         floors.append(run(floor, "floor"))
         around = floors[-2:]
         row["calls_per_s_x_floor"] = ratio(row["calls_per_s"], around,
@@ -559,6 +674,53 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
         rows.append(row)
     rows.insert(0, floor_row(floors, concurrency))
     return rows
+
+
+def stream_layout(calls, scenario, concurrency):
+    """The calls and the layout's D of a stream scenario's run: as many
+    records as the unary scenarios' `calls` (ceil(calls / K) streams of K),
+    and at least one stream per connection; one h2load run per process (D
+    is the scenario's own number of requests, 1)."""
+    streams = -(-calls // scenario["records_per_call"])
+    distinct = len(scenario["requests"])
+    slots = -(-distinct // min(concurrency, MAX_PROCESSES))
+    return max(streams, concurrency * slots), distinct
+
+
+def stream_vs_unary(rows):
+    """Per stream scenario and concurrency: its records per second and CPU
+    per record beside the unary scenario's of the same records, and the
+    ratios, stream over unary."""
+    out = []
+    for r in rows:
+        unary = [u for u in rows if u["scenario"] == r.get("compare_with")
+                 and u["concurrency"] == r["concurrency"]]
+        if not unary:
+            continue
+        u = unary[0]
+        core = (r["records_per_core_s"] / u["records_per_core_s"]
+                if r["records_per_core_s"] and u["records_per_core_s"]
+                else None)
+        out.append({
+            "kind": r["scenario"].split("/", 1)[-1],
+            "concurrency": r["concurrency"],
+            "unary": u["scenario"], "stream": r["scenario"],
+            "records_per_call": r["records_per_call"],
+            "unary_records_per_s": u["records_per_s"],
+            "stream_records_per_s": r["records_per_s"],
+            "records_per_s_ratio": r["records_per_s"] / u["records_per_s"],
+            "unary_cpu_us_per_record": u["cpu_us_per_record"],
+            "stream_cpu_us_per_record": r["cpu_us_per_record"],
+            "unary_records_per_core_s": u["records_per_core_s"],
+            "stream_records_per_core_s": r["records_per_core_s"],
+            "records_per_core_ratio": core,
+            "target": STREAM_TARGET,
+            "target_met": core is not None and core >= STREAM_TARGET,
+            "unary_server_cpus_busy": u["server_cpus_busy"],
+            "stream_server_cpus_busy": r["server_cpus_busy"],
+            "unary_p99_ms": u["p99_ms"], "stream_p99_ms": r["p99_ms"],
+        })
+    return out
 
 
 def floor_row(floors, concurrency):
@@ -572,6 +734,11 @@ def floor_row(floors, concurrency):
                 "rss_mib"):
         row[key] = sum(f[key] for f in floors) / len(floors)
     row["calls_per_s_x_floor"] = row["p99_x_floor"] = row["cpu_x_floor"] = 1.0
+    row["records_per_call"] = 1
+    row["records_per_s"] = row["calls_per_s"]
+    row["cpu_us_per_record"] = row["cpu_us_per_call"]
+    row["records_per_core_s"] = (1e6 / row["cpu_us_per_call"]
+                                 if row["cpu_us_per_call"] > 0 else None)
     return row
 
 
@@ -645,6 +812,12 @@ def print_header(report):
     print("answers: %d distinct requests checked through gRPC (OK, bytes "
           "as expected); every h2load run: all calls 2xx, answer bytes as "
           "expected" % s["requests_checked"])
+    if s.get("records_per_stream"):
+        print("streams: %s; a stream scenario's run is ceil(calls / K) "
+              "calls (at least one per connection), one h2load run per "
+              "process" % ", ".join(
+                  "%s K = %d records per call" % item
+                  for item in s["records_per_stream"].items()))
     print()
 
 
@@ -662,6 +835,31 @@ def print_table(rows):
             fmt(r["p99_x_floor"], 2), fmt(r["cpu_us_per_call"], 1),
             fmt(r["cpu_x_floor"], 2), 100 * r["server_cpus_busy"],
             100 * r["h2load_cpus_busy"], fmt(r["rss_mib"], 1)))
+
+
+def print_stream_table(comparisons):
+    """AdjudicateStream against unary Adjudicate, records per server core."""
+    if not comparisons:
+        return
+    print("## AdjudicateStream vs Adjudicate (the same records, this run)")
+    print()
+    print("| records | C | K | unary records/s | stream records/s | x | "
+          "unary CPU us/record | stream CPU us/record | unary records/s "
+          "per core | stream records/s per core | x per core | target "
+          "%.0fx |" % STREAM_TARGET)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for c in comparisons:
+        print("| %s | %d | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.0f | "
+              "%.0f | %s | %s |" % (
+                  c["kind"], c["concurrency"], c["records_per_call"],
+                  c["unary_records_per_s"], c["stream_records_per_s"],
+                  c["records_per_s_ratio"], c["unary_cpu_us_per_record"],
+                  c["stream_cpu_us_per_record"],
+                  c["unary_records_per_core_s"] or 0,
+                  c["stream_records_per_core_s"] or 0,
+                  fmt(c["records_per_core_ratio"], 2),
+                  "met" if c["target_met"] else "NOT met"))
+    print()
 
 
 def print_footer(report, rows):
@@ -711,7 +909,9 @@ def run(args):
             "driver_cpus": sorted(split[1]) if split else None,
             "requests_checked": sum(len(s["requests"])
                                     for s in [floor] + scenarios),
-            "scenarios": {s["name"]: s["note"] for s in [floor] + scenarios}}
+            "scenarios": {s["name"]: s["note"] for s in [floor] + scenarios},
+            "records_per_stream": {s["name"]: s["records_per_call"]
+                                   for s in scenarios if s.get("stream")}}
         report["rss_before_mib"] = server.rss_mib()
         rows, runs = [], []
         with tempfile.TemporaryDirectory(prefix="service_bench.") as work:
@@ -723,6 +923,7 @@ def run(args):
         h2load.kill_all()
         code = server.stop()
     report.update(rows=rows, runs=runs, server_exit=code,
+                  stream_vs_unary=stream_vs_unary(rows),
                   h2load_runs=sum(r["h2load_runs"] for r in runs),
                   seconds=time.monotonic() - t0,
                   load_average_end=os.getloadavg())
@@ -748,6 +949,7 @@ def main(argv):
     print_header(report)
     print_table(report["rows"])
     print()
+    print_stream_table(report["stream_vs_unary"])
     print_footer(report, report["rows"])
     if args.json:
         with open(args.json, "w") as f:
