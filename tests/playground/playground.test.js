@@ -102,11 +102,12 @@ async function settle(page) {
   await page.waitForSelector('body[data-pending="0"]', {timeout: 15000});
 }
 
-async function closePage(page) {
+// `allow`: console messages expected (Chromium logs an error answer).
+async function closePage(page, allow = []) {
   // Nothing but the service: every request went to its origin, and no
   // console error (a CSP violation is one) happened.
   for (const url of page.requests) assert.ok(url.startsWith(base + '/'), 'request off the service: ' + url);
-  assert.deepEqual(page.problems, []);
+  assert.deepEqual(page.problems.filter((text) => !allow.some((pattern) => pattern.test(text))), []);
   await page.close();
 }
 
@@ -497,6 +498,42 @@ describe('playground', () => {
     assert.equal(await boardPosition(page), second.positionAfter);
     assert.equal(await page.$eval('#verdict .move', (n) => n.textContent), 'a1-c3-c5');
     await closePage(page);
+  });
+
+  test('a custom variant: drawn from its spec; a bad one shows the API\'s error', async () => {
+    const page = await openPage();
+    await page.selectOption('#variant', 'custom');
+    await page.waitForSelector('#custom-fields:not([hidden])');
+    await page.fill('#custom-board-size', '6');
+    await page.selectOption('#custom-seat-count', '4');
+    await page.fill('#custom-camp-rows', '2,1');
+    await page.check('#custom-target-lock');
+    await page.click('#custom-apply');
+    await settle(page);
+    const spec = {boardSize: 6, seatCount: 4, campRows: [2, 1], targetLock: true};
+    const start = await api('LegalMoves', {variant: {custom: spec}});
+    assert.equal(await boardPosition(page), start.position);
+    assert.equal(await page.$$eval('#board .cell', (cells) => cells.length), 36);
+    // Every camp square shaded with its seat: 3 squares a corner.
+    for (const seat of ['w', 'r', 'b', 'g']) {
+      assert.equal(await page.$$eval(`#board .sq.camp-${seat}`, (n) => n.length), 3, seat);
+    }
+    assert.deepEqual(JSON.parse(await page.$eval('#api-log > .exchange .request', (n) => n.textContent)),
+                     {variant: {custom: spec}});
+    await shot(page, '15-custom-variant');
+    await page.fill('#custom-camp-rows', '4,5');
+    await page.click('#custom-apply');
+    await settle(page);
+    const response = await fetch(`${base}/halma.v1.HalmaRules/LegalMoves`, {
+      method: 'POST', headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({variant: {custom: {boardSize: 6, seatCount: 4, campRows: [4, 5], targetLock: true}}})});
+    const error = await response.json();
+    assert.equal(response.status, 400);
+    assert.equal(await page.$eval('#verdict .code', (n) => n.textContent), error.code);
+    assert.equal(await page.$eval('#verdict .message', (n) => n.textContent), error.message);
+    assert.equal(await page.$eval('#api-log > .exchange', (n) => n.dataset.status), '400');
+    assert.equal(await boardPosition(page), start.position);  // The board stays.
+    await closePage(page, [/status of 400/]);
   });
 
   test('keyboard: reach a piece and a destination with Tab, arrows and Enter', async () => {
