@@ -448,16 +448,16 @@ TEST(RecordText, CustomVariantsRoundTrip) {
 }
 
 TEST(RecordText, EliminationsAreSkippedInTheNumbering) {
-  // A four-seat game with home-exit limit 2 on 8x8: greedy play leaves
-  // home, random play gets seats eliminated; some game must have an
-  // eliminated seat while others play on, and its numbering follows the
-  // real turn order (ExpectedWords replays the game).
-  const Variant v = Custom(Spec(8, 4, {2, 1}, 2));
+  // A four-seat game with home-exit limit 4 on 8x8 (three pieces each):
+  // greedy play leaves home in time, random play gets seats eliminated;
+  // games with an eliminated seat while others play on are numbered in
+  // the real turn order (ExpectedWords replays the game).
+  const Variant v = Custom(Spec(8, 4, {2, 1}, 4));
   std::mt19937 rng(5);
   int with_elimination = 0;
   for (int game = 0; game < 40 && with_elimination < 3; ++game) {
     const std::vector<std::string> moves =
-        PlayOut(v, StartPosition(v), 200, &rng, 0.6);
+        PlayOut(v, StartPosition(v), 200, &rng, 0.8 + 0.004 * game);
     TextRecord r;
     r.variant = v.spec;
     r.moves = moves;
@@ -474,10 +474,21 @@ TEST(RecordText, EliminationsAreSkippedInTheNumbering) {
     if (!skipped) continue;
     ++with_elimination;
     ExpectRoundTrip(r);
-    EXPECT_EQ(MoveWords(FormatTextRecord(r)),
-              ExpectedWords(v, StartPosition(v), moves, r.result));
+    const std::vector<std::string> words = MoveWords(FormatTextRecord(r));
+    EXPECT_EQ(words, ExpectedWords(v, StartPosition(v), moves, r.result));
+    // Some round has fewer moves than seats: the eliminated were skipped.
+    int shortest = 4, in_round = -1;
+    for (size_t i = 0; i + 1 < words.size(); ++i) {  // Not the result.
+      if (words[i].back() == '.') {
+        if (in_round >= 0) shortest = std::min(shortest, in_round);
+        in_round = 0;
+      } else {
+        ++in_round;
+      }
+    }
+    EXPECT_LT(shortest, 4) << FormatTextRecord(r);
   }
-  EXPECT_GE(with_elimination, 1);
+  EXPECT_EQ(with_elimination, 3);
 }
 
 TEST(RecordText, PublicVectorsRoundTripAndGiveTheirResultTokens) {
