@@ -62,6 +62,15 @@ struct Item {
   std::string id;
   v1::AdjudicateStreamRequest request;
   int attempts = 0;
+  Clock::time_point sent_at;  // On the current stream.
+};
+
+// A worker's stream, as the watchdog sees it (under Batch::mu_).
+struct ActiveStream {
+  grpc::ClientContext* context;
+  const std::deque<std::shared_ptr<Item>>* pending;
+  Clock::time_point last_answer;
+  bool stalled = false;
 };
 
 // What is written out for one record.
@@ -98,7 +107,8 @@ class Batch {
   void ReadInput();
   void WriteOutput();
   void ShowProgress();
-  void Work();
+  void Work(int index);
+  void Watch();
   // Under mu_.
   bool AllDelivered() const { return input_done_ && delivered_ == read_seq_; }
   bool HaveWork() const { return !retry_.empty() || !ready_.empty(); }
@@ -114,7 +124,7 @@ class Batch {
   const std::optional<int64_t> total_;
   const int streams_, window_, retries_;
   const uint64_t capacity_;
-  const Clock::time_point start_ = Clock::now();
+  Clock::time_point start_ = Clock::now();  // Once connected.
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -130,6 +140,8 @@ class Batch {
   bool abandoned_ = false;
   grpc::Status abandon_status_;
   int64_t resent_ = 0, stream_failures_ = 0;
+  int opened_ = 0;  // Workers that have opened their first stream.
+  std::vector<ActiveStream*> active_;
   Summary summary_;
 };
 
@@ -234,13 +246,17 @@ void Batch::ReadInput() {
   }
 }
 
-void Batch::Work() {
+void Batch::Work(int index) {
   int failures = 0;  // Streams in a row that failed before any answer.
   auto backoff = std::chrono::milliseconds(50);
+  bool first = true;
   while (true) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       if (AllDelivered() || abandoned_) return;
+      // The first streams open one after another, so that round_robin
+      // hands them to the servers in turn.
+      if (first) cv_.wait(lock, [&] { return opened_ >= index; });
     }
     grpc::ClientContext context;
     auto stream = client_.AdjudicateStream(&context);
@@ -248,6 +264,16 @@ void Batch::Work() {
     bool read_ended = false;                    // Under mu_.
     int64_t answered = 0;                       // Under mu_.
     bool protocol_error = false;
+    ActiveStream active{&context, &pending, Clock::now()};
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      active_.push_back(&active);
+      if (first) {
+        first = false;
+        ++opened_;
+        cv_.notify_all();
+      }
+    }
     std::thread reader([&] {
       v1::AdjudicateStreamResponse response;
       while (stream->Read(&response)) {
@@ -259,6 +285,7 @@ void Batch::Work() {
         std::shared_ptr<Item> item = std::move(pending.front());
         pending.pop_front();
         ++answered;
+        active.last_answer = Clock::now();
         Outcome outcome;
         outcome.id = item->id;
         if (response.has_result()) {
@@ -288,6 +315,7 @@ void Batch::Work() {
         break;
       }
       std::shared_ptr<Item> item = TakeWork();
+      item->sent_at = Clock::now();
       pending.push_back(item);
       lock.unlock();
       if (!stream->Write(item->request)) break;  // The stream has failed.
@@ -303,11 +331,16 @@ void Batch::Work() {
     }
     reader.join();
     grpc::Status status = stream->Finish();
+    std::unique_lock<std::mutex> lock(mu_);
+    active_.erase(std::find(active_.begin(), active_.end(), &active));
     if (protocol_error) {
       status = grpc::Status(grpc::StatusCode::INTERNAL,
                             "the server answered a record out of turn");
+    } else if (active.stalled) {
+      status = grpc::Status(
+          grpc::StatusCode::DEADLINE_EXCEEDED,
+          absl::StrCat("no answer within ", cl_.deadline_ms, " ms"));
     }
-    std::unique_lock<std::mutex> lock(mu_);
     if (!pending.empty()) Requeue(&pending, status);
     if (status.ok()) {
       failures = 0;
@@ -324,6 +357,29 @@ void Batch::Work() {
     }
     cv_.wait_for(lock, backoff, [&] { return AllDelivered() || abandoned_; });
     backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+// Ends the streams whose oldest unanswered record has waited longer than
+// --deadline_ms since it was sent or since the answer before it (a server
+// that hangs, or a connection that died silently): their records go to
+// the other streams.
+void Batch::Watch() {
+  const auto timeout = std::chrono::milliseconds(cl_.deadline_ms);
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!output_done_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(100),
+                 [&] { return output_done_; });
+    const Clock::time_point now = Clock::now();
+    for (ActiveStream* stream : active_) {
+      if (stream->stalled || stream->pending->empty()) continue;
+      const Clock::time_point since =
+          std::max(stream->pending->front()->sent_at, stream->last_answer);
+      if (now - since > timeout) {
+        stream->stalled = true;
+        stream->context->TryCancel();
+      }
+    }
   }
 }
 
@@ -434,17 +490,29 @@ int Batch::Run() {
               << "' within " << connect_timeout.count() << " ms\n";
     return kExitRpcError;
   }
-  std::this_thread::sleep_for(kSettleTime);
+  // Waiting on the channel (not sleeping) lets gRPC's I/O go on, so that
+  // the other connections complete in the meantime.
+  const auto settled = std::chrono::system_clock::now() + kSettleTime;
+  while (std::chrono::system_clock::now() < settled) {
+    client_.channel()->WaitForStateChange(client_.channel()->GetState(true),
+                                          settled);
+  }
+  start_ = Clock::now();
 
   std::thread reader([this] { ReadInput(); });
   std::vector<std::thread> workers;
-  for (int i = 0; i < streams_; ++i) workers.emplace_back([this] { Work(); });
+  for (int i = 0; i < streams_; ++i) {
+    workers.emplace_back([this, i] { Work(i); });
+  }
+  std::thread watchdog;
+  if (cl_.deadline_ms > 0) watchdog = std::thread([this] { Watch(); });
   std::thread progress;
   if (isatty(STDERR_FILENO)) progress = std::thread([this] { ShowProgress(); });
   WriteOutput();
   reader.join();
   for (std::thread& worker : workers) worker.join();
   if (progress.joinable()) progress.join();
+  if (watchdog.joinable()) watchdog.join();
 
   const double elapsed =
       std::chrono::duration<double>(Clock::now() - start_).count();

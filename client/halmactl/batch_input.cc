@@ -31,6 +31,12 @@ std::string Quote(absl::string_view text) {
                       " bytes)");
 }
 
+// The first line of a protobuf JSON parser message (it may go on with the
+// input and a caret).
+std::string FirstLine(absl::string_view message) {
+  return std::string(message.substr(0, message.find('\n')));
+}
+
 bool IsBlank(absl::string_view line) {
   return absl::StripAsciiWhitespace(line).empty();
 }
@@ -158,9 +164,9 @@ std::optional<v1::AdjudicateStreamRequest> ParseJsonRecordLine(
   google::protobuf::Struct object;
   auto status = google::protobuf::util::JsonStringToMessage(line, &object);
   if (!status.ok()) {
-    *error = absl::InvalidArgumentError(
-        absl::StrCat("line ", line_number, ": not a JSON object (",
-                     std::string(status.message()), "): ", Quote(line)));
+    *error = absl::InvalidArgumentError(absl::StrCat(
+        "line ", line_number, ": not a JSON object (",
+        FirstLine(std::string(status.message())), "): ", Quote(line)));
     return std::nullopt;
   }
   v1::AdjudicateStreamRequest request;
@@ -174,11 +180,11 @@ std::optional<v1::AdjudicateStreamRequest> ParseJsonRecordLine(
         line, request.mutable_record(), options);
   }
   if (!status.ok()) {
-    *error = absl::InvalidArgumentError(
-        absl::StrCat("line ", line_number, ": not ",
-                     is_stream_request ? "an AdjudicateStreamRequest"
-                                       : "an AdjudicateRequest",
-                     " (", std::string(status.message()), "): ", Quote(line)));
+    *error = absl::InvalidArgumentError(absl::StrCat(
+        "line ", line_number, ": not ",
+        is_stream_request ? "an AdjudicateStreamRequest"
+                          : "an AdjudicateRequest",
+        " (", FirstLine(std::string(status.message())), "): ", Quote(line)));
     return std::nullopt;
   }
   return request;
