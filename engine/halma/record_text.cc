@@ -380,14 +380,21 @@ class Parser {
     std::string value;
   };
 
+  // "line L, column C: message": lines end at LF, CRLF or CR; columns
+  // count bytes.
   absl::Status Error(size_t at, absl::string_view message) const {
-    const absl::string_view before = text_.substr(0, at);
-    const size_t line = 1 + std::count(before.begin(), before.end(), '\n');
-    const size_t line_start = before.rfind('\n');
-    const size_t column =
-        line_start == absl::string_view::npos ? at + 1 : at - line_start;
-    return absl::InvalidArgumentError(
-        absl::StrCat("line ", line, ", column ", column, ": ", message));
+    at = std::min(at, text_.size());
+    size_t line = 1, line_start = 0;
+    for (size_t i = 0; i < at; ++i) {
+      const char c = text_[i];
+      if (c == '\n' ||
+          (c == '\r' && (i + 1 == text_.size() || text_[i + 1] != '\n'))) {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "line ", line, ", column ", at - line_start + 1, ": ", message));
   }
 
   // What stands at `at`, for a message: the word there, quoted, or the end

@@ -717,6 +717,9 @@ TEST(RecordTextErrors, Structure) {
   EXPECT_EQ(ErrorOf(std::string(kHead) + "{x} [Date \"x\"]"),
             "line 2, column 5: found tag Date in the move text, expected tags "
             "before the moves, or [Variant \"...\"] to begin the next record");
+  // Lines end at LF, CRLF or CR.
+  EXPECT_THAT(ErrorOf("[Variant \"brainking-8x8\"]\r\n\r\n1. b1-d3\r\r c1-z3"),
+              StartsWith("line 5, column 2: move \"c1-z3\": "));
   EXPECT_EQ(ErrorOf(std::string(kHead) + "1. b1-d3 {open"),
             "line 2, column 10: found a comment \"{\" that is never closed, "
             "expected } to end the comment");
