@@ -59,12 +59,20 @@ absl::StatusOr<std::vector<TextRecord>> ParseTextRecords(
 absl::StatusOr<TextRecord> ParseTextRecord(absl::string_view text);
 
 // The canonical text of a record (ends with a newline). Records formatted
-// one after another make a valid multi-record text.
+// one after another make a valid multi-record text. For a record as the
+// parser gives it, parsing the text gives the record back; the start
+// position is written in canonical form (and left out when it is the
+// variant's start) whatever form the record holds it in.
 std::string FormatTextRecord(const TextRecord& record);
 
 // The result token that states how `result` (the adjudication of a record
 // of `variant`) stands: who won or drew and by which rule, or that the game
-// is unfinished, or (for a record with an illegal move) that it is.
+// is unfinished, or (for a record with an illegal move) that it is:
+// "win:<seat>:<rule>", "draw:<seats in turn order>:<rule>" (rules as
+// DecidingRuleName spells them), "*", or "illegal:<ply>:<reason>" (reasons
+// as MoveVerdictName spells them), e.g. "win:b:target-filled",
+// "draw:wb:move-cap", "illegal:12:destination-occupied". A record's
+// `result` as parsed compares with it as a string.
 std::string ResultToken(const Variant& variant, const GameRecordResult& result);
 
 }  // namespace halma
