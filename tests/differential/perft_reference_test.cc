@@ -337,6 +337,8 @@ TEST(Perft, CustomVariantsNearTheirEnds) {
       std::printf(" %s %llu", rule.c_str(), static_cast<unsigned long long>(n));
     }
     std::printf("\n");
+    // The smaller runs of the sanitizer builds may miss some of these.
+    if (Reduced()) continue;
     for (const std::string& rule : c.expect_rules) {
       EXPECT_GT(stats.over[rule], 0u) << rule;
     }
@@ -543,8 +545,8 @@ TEST(PerftDoc, PublishedTablesAgreeWithTheEngineAndTheReference) {
           << name << ": the first table is the start position";
     }
   }
-  const std::uint64_t engine_limit = Reduced() ? 200000 : 30000000;
-  const std::uint64_t reference_limit = Reduced() ? 20000 : 1000000;
+  const std::uint64_t engine_limit = Reduced() ? 2000000 : 30000000;
+  const std::uint64_t reference_limit = Reduced() ? 100000 : 1000000;
   int engine_checked = 0, reference_checked = 0;
   for (const DocEntry& e : entries) {
     if (e.nodes > engine_limit) continue;
