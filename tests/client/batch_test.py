@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """halmactl end to end against three real halma_server processes.
 
-    batch_test.py HALMACTL HALMA_SERVER VECTORS_DIR
+    batch_test.py HALMACTL HALMA_SERVER VECTORS_DIR README
 
 `halmactl adjudicate --batch` over a few thousand records (the public
 vectors' games, prefixes of them, illegal and malformed ones mixed in),
@@ -10,8 +10,9 @@ share (its /metrics), the output is complete and in input order, every
 answer equals the unary Adjudicate answer for the same record, exit code 3
 and the summary; JSON lines and text format, a file and standard input; a
 server stopped and killed mid-run (records sent again, output complete);
-the progress line only on a terminal; perft; adjudicate --record. Every
-wait is bounded.
+the progress line only on a terminal; perft; adjudicate --record; bad
+input lines; and every halmactl example of README.md. Every wait is
+bounded.
 """
 
 import http.client
@@ -21,6 +22,7 @@ import pty
 import random
 import re
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -29,7 +31,7 @@ import threading
 import time
 import unittest
 
-HALMACTL = SERVER = VECTORS = None  # From argv.
+HALMACTL = SERVER = VECTORS = README = None  # From argv.
 LISTEN = re.compile(r"listening on [^ ]*:(\d+) ")
 HTTP = re.compile(r"; http [^ ]*:(\d+) \(Connect protocol\)")
 SUMMARY = re.compile(
@@ -438,6 +440,106 @@ class BatchTest(unittest.TestCase):
             for server in servers:
                 server.kill()
 
+    def test_bad_input_gets_an_error_per_line(self):
+        good = json.dumps({"variant": {"preset": "brainking-8x8"},
+                           "moves": ["b1-d3"]})
+        lines = [
+            "\ufeff" + good,                       # 1: a byte order mark
+            good + "\r",                           # 2: CRLF
+            '{"moves": ["' + "a" * (2 << 20) + '"]}',  # 3: too long
+            "[1, 2]",                               # 4: not an object
+            '{"id": 5, "record": {}}',              # 5: id not a string
+            '{"record": "x"}',                      # 6: record not an object
+            '{"variant": {"preset": "brainking-8x8", "size": 8}}',  # 7
+            '{"variant": ',                         # 8: cut short
+            "\x00\x01\x02",                         # 9: binary
+            good,                                   # 10
+        ]
+        result = run(["--target=" + self.servers[0].address(), "adjudicate",
+                      "--batch=-"], input_text="\n".join(lines))
+        self.assertEqual(result.returncode, 3, result.stderr)
+        answers = self.output(result)
+        self.assertEqual([a["id"] for a in answers],
+                         [str(i) for i in range(1, 11)])
+        for number in (1, 2, 10):
+            self.assertIn("result", answers[number - 1])
+        for number in range(3, 10):
+            error = answers[number - 1]["error"]
+            self.assertEqual(error["code"], "INVALID_ARGUMENT")
+            self.assertTrue(error["message"].startswith("line %d: " % number),
+                            error)
+            self.assertLess(len(error["message"]), 600, error)
+        self.assertIn("longer than 1048576 bytes", answers[2]["error"]["message"])
+        self.assertIn("cut;", answers[2]["error"]["message"])
+
+    def test_empty_input(self):
+        result = run(["--target=" + self.servers[0].address(), "adjudicate",
+                      "--batch=-"], input_text="\n\n")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertRegex(result.stderr, r"halmactl: 0 records in ")
+
+    def test_readme_examples_print_what_the_readme_shows(self):
+        """Every `$ halmactl ...` of README.md's halmactl section, run
+        against a server: the output as shown (a line "..." stands for the
+        rest; times and rates may differ). `$ cat FILE` blocks make the
+        files the examples read."""
+        with open(README, encoding="utf-8") as f:
+            text = f.read()
+        start = text.index("## The same with halmactl")
+        section = text[start:text.index("\n## ", start + 1)]
+        workdir = os.path.join(self.tmp.name, "readme")
+        os.makedirs(workdir, exist_ok=True)
+        checked = 0
+        for block in re.findall(r"```text\n(.*?)```", section, re.S):
+            lines = block.rstrip("\n").split("\n")
+            i = 0
+            last = None
+            while i < len(lines):
+                command = lines[i][2:]
+                i += 1
+                output = []
+                while i < len(lines) and not lines[i].startswith("$ "):
+                    output.append(lines[i])
+                    i += 1
+                while output and not output[-1].strip():
+                    output.pop()
+                words = command.split()
+                if words[:1] == ["cat"]:
+                    with open(os.path.join(workdir, words[1]), "w") as f:
+                        f.write("\n".join(output) + "\n")
+                    continue
+                if command == "echo $?":
+                    self.assertEqual(output, [str(last)])
+                    continue
+                self.assertEqual(words[0], "halmactl", command)
+                args = shlex.split(command)[1:]
+                if args[:1] == ["--target"]:
+                    args = args[2:]
+                result = subprocess.run(
+                    [HALMACTL, "--target=" + self.servers[0].address(), *args],
+                    cwd=workdir, capture_output=True, text=True,
+                    timeout=RUN_TIMEOUT)
+                last = result.returncode
+                got = (result.stdout + result.stderr).rstrip("\n").split("\n")
+                if output and output[-1] == "...":
+                    output = output[:-1]
+                    got = got[:len(output)]
+                timing = re.compile(r"in [\d.]+ s \(\d+ records/s\)")
+                got = [timing.sub("in T", l) for l in got]
+                output = [timing.sub("in T", l) for l in output]
+                # stdout then stderr: the summary lines come last.
+                self.assertEqual(sorted(got), sorted(output), command)
+                self.assertEqual([l for l in got if l.startswith("halmactl:")],
+                                 [l for l in output
+                                  if l.startswith("halmactl:")], command)
+                self.assertEqual([l for l in got if not
+                                  l.startswith("halmactl:")],
+                                 [l for l in output if not
+                                  l.startswith("halmactl:")], command)
+                checked += 1
+        self.assertGreaterEqual(checked, 9)
+
     def test_no_server_is_exit_one(self):
         result = run(["--target=127.0.0.1:1", "--deadline_ms=2000",
                       "adjudicate", "--batch=" + self.path])
@@ -611,6 +713,6 @@ class BatchTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    HALMACTL, SERVER, VECTORS = sys.argv[1:4]
-    del sys.argv[1:4]
+    HALMACTL, SERVER, VECTORS, README = sys.argv[1:5]
+    del sys.argv[1:5]
     unittest.main(verbosity=2)
