@@ -749,6 +749,7 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
   }
   if (!status.ok()) return status;
   // The same records on AdjudicateStream, brainking first (the cheaper).
+  // Copies: adding to `scenarios` may move its elements.
   const Scenario classic = scenarios[scenarios.size() - 2];
   const Scenario brainking = scenarios[scenarios.size() - 1];
   status = add(AdjudicateStreamScenario(answerer, brainking, stream_records));
