@@ -253,10 +253,18 @@ void Batch::Work(int index) {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      if (AllDelivered() || abandoned_) return;
       // The first streams open one after another, so that round_robin
       // hands them to the servers in turn.
-      if (first) cv_.wait(lock, [&] { return opened_ >= index; });
+      if (first) {
+        cv_.wait(lock, [&] {
+          return opened_ >= index || AllDelivered() || abandoned_;
+        });
+      }
+      if (AllDelivered() || abandoned_) {
+        if (first) ++opened_;  // The next worker need not wait for this one.
+        cv_.notify_all();
+        return;
+      }
     }
     grpc::ClientContext context;
     auto stream = client_.AdjudicateStream(&context);
@@ -342,11 +350,16 @@ void Batch::Work(int index) {
           absl::StrCat("no answer within ", cl_.deadline_ms, " ms"));
     }
     if (!pending.empty()) Requeue(&pending, status);
-    if (status.ok()) {
+    if (status.ok() && (answered > 0 || AllDelivered())) {
       failures = 0;
       continue;  // Done, or records came back from another stream.
     }
-    ++stream_failures_;
+    // A failure, or a stream the server ended at once without answering.
+    if (!status.ok()) ++stream_failures_;
+    if (status.ok()) {
+      status = grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                            "the server ended the stream without answering");
+    }
     if (answered > 0) {
       failures = 0;
       backoff = std::chrono::milliseconds(50);
