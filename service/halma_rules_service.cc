@@ -341,6 +341,17 @@ absl::Status HalmaRulesService::AdjudicateInSlot(
   return AnswerAdjudicate(request, response, checkpoint);
 }
 
+absl::Status HalmaRulesService::AdjudicateViewInSlot(
+    const v1::Variant& variant, const AdjudicateRequestView& record,
+    v1::AdjudicateResponse* response, absl::Time deadline,
+    absl::FunctionRef<bool()> cancelled) {
+  const ReplayCheckpoint checkpoint(deadline, options_.max_call_duration,
+                                    cancelled, options_.metrics);
+  return AnswerRecord(
+      variant, record.start_position, static_cast<int>(record.moves.size()),
+      [&record](int i) { return record.moves[i]; }, response, checkpoint);
+}
+
 absl::Status HalmaRulesService::ServeAdjudicate(
     const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,
     absl::Time deadline, absl::FunctionRef<bool()> cancelled) {

@@ -18,6 +18,7 @@
 #include "halma/v1/halma.pb.h"
 #include "service/concurrency_limit.h"
 #include "service/metrics/metrics.h"
+#include "service/request_codec.h"
 #include "service/stream/adjudicate_stream.h"
 
 namespace halma::service {
@@ -132,6 +133,13 @@ class HalmaRulesService final : public RulesServiceBase {
                                 v1::AdjudicateResponse* response,
                                 absl::Time deadline,
                                 absl::FunctionRef<bool()> cancelled);
+  // The same for a record read in place (ReadAdjudicateRequest), whose
+  // variant's bytes parsed as `variant`.
+  absl::Status AdjudicateViewInSlot(const v1::Variant& variant,
+                                    const AdjudicateRequestView& record,
+                                    v1::AdjudicateResponse* response,
+                                    absl::Time deadline,
+                                    absl::FunctionRef<bool()> cancelled);
   // Server shutdown: every open AdjudicateStream answers the records it
   // has received and ends (UNAVAILABLE); new ones are refused.
   void EndStreams() { streams_.EndAll(); }

@@ -212,6 +212,38 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
   return true;
 }
 
+bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
+                                 AdjudicateRequestView* record) {
+  constexpr std::uint32_t kId = (1 << 3) | 2;
+  constexpr std::uint32_t kRecord = (2 << 3) | 2;
+  *id = {};
+  bool seen_id = false;
+  bool seen_record = false;
+  absl::string_view record_bytes;
+  const char* at = bytes.data();
+  const char* const end = at + bytes.size();
+  while (at < end) {
+    std::uint32_t tag;
+    std::uint32_t length;
+    if (!ReadVarint32(at, end, &tag) || !ReadVarint32(at, end, &length) ||
+        length > static_cast<std::size_t>(end - at)) {
+      return false;
+    }
+    const absl::string_view value(at, length);
+    at += length;
+    if (tag == kId && !seen_id && IsAscii(value)) {
+      seen_id = true;
+      *id = value;
+    } else if (tag == kRecord && !seen_record) {
+      seen_record = true;
+      record_bytes = value;
+    } else {
+      return false;  // Repeated (merged) fields, non-ASCII, unknown: protobuf.
+    }
+  }
+  return ReadAdjudicateRequest(record_bytes, record);
+}
+
 absl::string_view FlatBytes(const grpc::ByteBuffer& buffer, grpc::Slice* slice,
                             std::string* storage) {
   if (buffer.TrySingleSlice(slice).ok()) {

@@ -47,6 +47,12 @@ struct AdjudicateRequestView {
 bool ReadAdjudicateRequest(absl::string_view bytes,
                            AdjudicateRequestView* view);
 
+// The same for an AdjudicateStreamRequest: its id (field 1, ASCII, at most
+// once) and its record (field 2, at most once) read as above; false for
+// anything else, left to ParseRequest.
+bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
+                                 AdjudicateRequestView* record);
+
 // The bytes of `buffer` in one piece: its one slice, or else a copy in
 // `storage`.
 absl::string_view FlatBytes(const grpc::ByteBuffer& buffer, grpc::Slice* slice,

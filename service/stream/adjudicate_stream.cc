@@ -200,14 +200,39 @@ class AdjudicateStreamReactor final
     arena_options.initial_block_size = sizeof(first_block);
     arena_options.max_block_size = 256 * 1024;
     google::protobuf::Arena arena(arena_options);
-    auto* request =
-        google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamRequest>(
-            &arena);
     auto* answer =
         google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamResponse>(
             &arena);
-    absl::Status status = ParseRequest(request_, request);
+    // The common form is read in place, as Adjudicate reads its request:
+    // no string of the record is copied.
+    grpc::Slice slice;
+    absl::string_view id;
+    const absl::string_view bytes = FlatBytes(request_, &slice, &storage_);
+    if (ReadAdjudicateStreamRequest(bytes, &id, &view_) &&
+        id.size() <= kMaxRecordIdBytes) {
+      auto* variant =
+          google::protobuf::Arena::CreateMessage<v1::Variant>(&arena);
+      if (variant->ParseFromArray(view_.variant.data(),
+                                  static_cast<int>(view_.variant.size()))) {
+        answer->set_id(std::string(id));
+        absl::Status status =
+            refused != nullptr
+                ? *refused
+                : rules_->AdjudicateViewInSlot(
+                      *variant, view_, answer->mutable_result(),
+                      absl::FromChrono(context_->deadline()),
+                      [this] { return context_->IsCancelled(); });
+        request_.Clear();
+        ReleaseLargeBuffers();
+        return Serialized(status, answer);
+      }
+    }
+    auto* request =
+        google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamRequest>(
+            &arena);
+    absl::Status status = ParseRequest(bytes, request);
     request_.Clear();
+    ReleaseLargeBuffers();
     if (status.ok()) {
       if (request->id().size() > kMaxRecordIdBytes) {
         answer->set_id(request->id().substr(0, kMaxRecordIdBytes));
@@ -225,6 +250,19 @@ class AdjudicateStreamReactor final
                                    absl::FromChrono(context_->deadline()),
                                    [this] { return context_->IsCancelled(); });
     }
+    return Serialized(status, answer);
+  }
+
+  // A stream keeps the buffers of ordinary records from one to the next,
+  // not those of a long one.
+  void ReleaseLargeBuffers() {
+    if (view_.moves.capacity() > 4096) view_.moves = {};
+    if (storage_.capacity() > 64 * 1024) storage_ = std::string();
+  }
+
+  // The answer's bytes, with `status` as its error when not OK.
+  static ByteBuffer Serialized(const absl::Status& status,
+                               v1::AdjudicateStreamResponse* answer) {
     if (!status.ok()) {
       v1::RecordError* error = answer->mutable_error();
       error->set_code(static_cast<int>(status.code()));
@@ -291,6 +329,10 @@ class AdjudicateStreamReactor final
 
   // Touched only by the one record being answered at a time.
   ByteBuffer request_;
+  // The record read in place, and the bytes of a request that came in
+  // several slices.
+  AdjudicateRequestView view_;
+  std::string storage_;
   absl::Time record_arrived_;
   absl::Duration slot_wait_;
   std::unique_ptr<grpc::Alarm> alarm_;
