@@ -109,6 +109,9 @@ class Batch {
   void ShowProgress();
   void Work(int index);
   void Watch();
+  // Under term_mu_.
+  void ClearProgress();
+  void WriteOut(const std::string& text);
   // Under mu_.
   bool AllDelivered() const { return input_done_ && delivered_ == read_seq_; }
   bool HaveWork() const { return !retry_.empty() || !ready_.empty(); }
@@ -141,6 +144,12 @@ class Batch {
   grpc::Status abandon_status_;
   int64_t resent_ = 0, stream_failures_ = 0;
   int opened_ = 0;  // Workers that have opened their first stream.
+  // The progress line (stderr on a terminal): cleared before anything else
+  // is written to the terminal, under term_mu_.
+  bool progress_ = false;
+  bool stdout_is_terminal_ = false;
+  std::mutex term_mu_;
+  bool progress_shown_ = false;
   std::vector<ActiveStream*> active_;
   Summary summary_;
 };
@@ -439,7 +448,11 @@ void Batch::WriteOutput() {
                                                       : summary_.failed);
         const std::string code_name = absl::StatusCodeToString(code);
         if (cl_.text_out) {
+          WriteOut(out);
+          out.clear();
           std::fflush(stdout);
+          std::lock_guard<std::mutex> term(term_mu_);
+          ClearProgress();
           std::fprintf(stderr, "halmactl: record %s: %s: %s\n",
                        outcome.id.c_str(), code_name.c_str(),
                        outcome.message.c_str());
@@ -450,21 +463,39 @@ void Batch::WriteOutput() {
         }
       }
       if (out.size() >= (1 << 16)) {
-        std::fwrite(out.data(), 1, out.size(), stdout);
+        WriteOut(out);
         out.clear();
       }
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    WriteOut(out);
     out.clear();
     std::fflush(stdout);
   }
+}
+
+void Batch::ClearProgress() {
+  if (!progress_shown_) return;
+  std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+  progress_shown_ = false;
+}
+
+void Batch::WriteOut(const std::string& text) {
+  if (text.empty()) return;
+  if (progress_ && stdout_is_terminal_) {
+    std::lock_guard<std::mutex> term(term_mu_);
+    ClearProgress();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
 std::string Seconds(double s) { return absl::StrFormat("%.2f s", s); }
 
 void Batch::ShowProgress() {
   std::unique_lock<std::mutex> lock(mu_);
-  bool shown = false;
   while (!output_done_) {
     cv_.wait_for(lock, std::chrono::milliseconds(200),
                  [&] { return output_done_; });
@@ -483,14 +514,18 @@ void Batch::ShowProgress() {
                       " s left");
     }
     if (resent_ > 0) absl::StrAppend(&line, ", ", resent_, " sent again");
-    std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
-    std::fflush(stderr);
-    shown = true;
+    lock.unlock();
+    {
+      std::lock_guard<std::mutex> term(term_mu_);
+      std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+      std::fflush(stderr);
+      progress_shown_ = true;
+    }
+    lock.lock();
   }
-  if (shown) {
-    std::fprintf(stderr, "\r\x1b[K");
-    std::fflush(stderr);
-  }
+  lock.unlock();
+  std::lock_guard<std::mutex> term(term_mu_);
+  ClearProgress();
 }
 
 int Batch::Run() {
@@ -520,7 +555,9 @@ int Batch::Run() {
   std::thread watchdog;
   if (cl_.deadline_ms > 0) watchdog = std::thread([this] { Watch(); });
   std::thread progress;
-  if (isatty(STDERR_FILENO)) progress = std::thread([this] { ShowProgress(); });
+  progress_ = isatty(STDERR_FILENO);
+  stdout_is_terminal_ = isatty(STDOUT_FILENO);
+  if (progress_) progress = std::thread([this] { ShowProgress(); });
   WriteOutput();
   reader.join();
   for (std::thread& worker : workers) worker.join();

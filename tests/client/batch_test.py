@@ -557,13 +557,16 @@ class BatchTest(unittest.TestCase):
             self.assertEqual(result.returncode, 2, (args, result.stderr))
             self.assertIn("halmactl: ", result.stderr)
 
-    def run_on_terminal(self, args, feed):
-        """Runs halmactl with stderr on a pseudo-terminal; `feed` writes its
-        standard input. Returns (exit code, stdout, what the terminal got)."""
+    def run_on_terminal(self, args, feed, stdout_too=False):
+        """Runs halmactl with stderr (and with `stdout_too` stdout) on a
+        pseudo-terminal; `feed` writes its standard input. Returns (exit
+        code, stdout, what the terminal got)."""
         master, slave = os.openpty()
         proc = subprocess.Popen([HALMACTL, *args], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=slave,
-                                text=True)
+                                stdout=slave if stdout_too else subprocess.PIPE,
+                                stderr=slave, text=True)
+        if stdout_too:
+            proc.stdout = open(os.devnull)
         self.addCleanup(proc.stdout.close)
         os.close(slave)
         terminal = []
@@ -609,6 +612,18 @@ class BatchTest(unittest.TestCase):
         self.assertRegex(terminal, r"\r\d+ records, \d+ records/s")
         self.assertIn("\r\x1b[K", terminal)  # Cleared before the summary.
         self.assertRegex(terminal, SUMMARY)
+        # Output on the same terminal: the progress line is cleared before
+        # each write, so every output line arrives whole.
+        code, _, terminal = self.run_on_terminal(
+            ["--target=" + self.target, "adjudicate", "--batch=-"], slowly,
+            stdout_too=True)
+        self.assertEqual(code, 3, terminal)
+        written = re.sub(r"\r[^\r\n]*\x1b\[K", "", terminal.replace("\r\n", "\n"))
+        answers = [l for l in written.splitlines() if l.startswith('{"id":')]
+        self.assertEqual(len(answers), len(lines))
+        for line in answers:
+            self.assertTrue("result" in json.loads(line) or
+                            "error" in json.loads(line), line)
         # A file: the total is known, so the line has it and the time left.
         big = os.path.join(self.tmp.name, "big.jsonl")
         with open(big, "w") as f:
