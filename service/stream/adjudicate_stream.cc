@@ -19,25 +19,25 @@
 namespace halma::service {
 
 bool StreamRegistry::Add(Member* member) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (ending_) return false;
   members_.insert(member);
   return true;
 }
 
 void StreamRegistry::Remove(Member* member) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   members_.erase(member);
 }
 
 void StreamRegistry::EndAll() {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   ending_ = true;
   for (Member* member : members_) member->EndForShutdown();
 }
 
 int StreamRegistry::open() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(members_.size());
 }
 
@@ -69,7 +69,7 @@ class AdjudicateStreamReactor final
     }
     registered_ = true;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       read_outstanding_ = true;
     }
     StartRead(&request_);
@@ -79,7 +79,7 @@ class AdjudicateStreamReactor final
     if (!ok) {
       Actions actions;
       {
-        absl::MutexLock lock(&mu_);
+        std::lock_guard<std::mutex> lock(mu_);
         read_outstanding_ = false;
         input_closed_ = true;
         actions = NextActionsLocked();
@@ -88,7 +88,7 @@ class AdjudicateStreamReactor final
       return;
     }
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       read_outstanding_ = false;
       if (finished_) return;  // Arrived as the call was being ended.
       processing_ = true;
@@ -101,7 +101,7 @@ class AdjudicateStreamReactor final
   void OnWriteDone(bool ok) override {
     Actions actions;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       writing_ = false;
       if (!ok) broken_ = true;
       actions = NextActionsLocked();
@@ -112,7 +112,7 @@ class AdjudicateStreamReactor final
   void OnCancel() override {
     Actions actions;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       broken_ = true;
       actions = NextActionsLocked();
     }
@@ -127,7 +127,7 @@ class AdjudicateStreamReactor final
   void EndForShutdown() override {
     Actions actions;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       ending_ = true;
       actions = NextActionsLocked();
     }
@@ -171,7 +171,7 @@ class AdjudicateStreamReactor final
     }
     Actions actions;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       processing_ = false;
       ++answered_;
       if (writing_) {
@@ -275,7 +275,7 @@ class AdjudicateStreamReactor final
 
   // Decides, under mu_, what comes next: the pending answer's write, the
   // next read, or the end of the call.
-  Actions NextActionsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  Actions NextActionsLocked() {
     Actions actions;
     if (finished_) return actions;
     if (!writing_ && has_pending_ && !broken_) {
@@ -337,18 +337,19 @@ class AdjudicateStreamReactor final
   absl::Duration slot_wait_;
   std::unique_ptr<grpc::Alarm> alarm_;
 
-  absl::Mutex mu_;
-  ByteBuffer response_ ABSL_GUARDED_BY(mu_);  // Being written.
-  ByteBuffer pending_ ABSL_GUARDED_BY(mu_);   // Answered, not yet written.
-  bool has_pending_ ABSL_GUARDED_BY(mu_) = false;
-  bool read_outstanding_ ABSL_GUARDED_BY(mu_) = false;
-  bool processing_ ABSL_GUARDED_BY(mu_) = false;
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool input_closed_ ABSL_GUARDED_BY(mu_) = false;  // The client's half-close.
-  bool ending_ ABSL_GUARDED_BY(mu_) = false;        // Server shutdown.
-  bool broken_ ABSL_GUARDED_BY(mu_) = false;  // Cancelled or write failed.
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  long answered_ ABSL_GUARDED_BY(mu_) = 0;
+  // Guards what follows (std::mutex: see StreamRegistry).
+  std::mutex mu_;
+  ByteBuffer response_;  // Being written.
+  ByteBuffer pending_;   // Answered, not yet written.
+  bool has_pending_ = false;
+  bool read_outstanding_ = false;
+  bool processing_ = false;
+  bool writing_ = false;
+  bool input_closed_ = false;  // The client's half-close.
+  bool ending_ = false;        // Server shutdown.
+  bool broken_ = false;        // Cancelled or write failed.
+  bool finished_ = false;
+  long answered_ = 0;
 };
 
 }  // namespace

@@ -8,9 +8,9 @@
 #ifndef HALMA_SERVICE_STREAM_ADJUDICATE_STREAM_H_
 #define HALMA_SERVICE_STREAM_ADJUDICATE_STREAM_H_
 
-#include "absl/base/thread_annotations.h"
+#include <mutex>
+
 #include "absl/container/flat_hash_set.h"
-#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 
 namespace halma::service {
@@ -40,9 +40,11 @@ class StreamRegistry {
   int open() const;
 
  private:
-  mutable absl::Mutex mu_;
-  absl::flat_hash_set<Member*> members_ ABSL_GUARDED_BY(mu_);
-  bool ending_ ABSL_GUARDED_BY(mu_) = false;
+  // A std::mutex, not absl::Mutex: ThreadSanitizer sees the former's
+  // ordering, not that of Debian's uninstrumented Abseil.
+  mutable std::mutex mu_;
+  absl::flat_hash_set<Member*> members_;  // Guarded by mu_.
+  bool ending_ = false;                   // Guarded by mu_.
 };
 
 // Longest record id echoed; longer ids are an error for their record.

@@ -313,7 +313,7 @@ TEST(AdjudicateStreamTest, ASlowReaderSlowsTheWriter) {
   request.mutable_record()->mutable_variant()->set_preset("brainking-8x8");
   request.mutable_record()->set_want_record_text(true);
   for (int i = 0; i < 6000; ++i) request.mutable_record()->add_moves("pass");
-  constexpr int kRecords = 4000;
+  constexpr int kRecords = 1500;
 
   auto context = ContextWithDeadline(120);
   auto stream = stub->AdjudicateStream(context.get());
