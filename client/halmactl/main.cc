@@ -143,8 +143,10 @@ Output, in input order, one JSON line per record:
   {"id":"2","error":{"code":"INVALID_ARGUMENT","message":"..."}}
 or, with --text-out, each adjudicated record in canonical text form with its
 result token (errors then go to stderr only). A stream that fails
-(UNAVAILABLE when a server shuts down) has its unanswered records sent again
-on another stream, each record at most --retries more times (default 5).
+(UNAVAILABLE when a server shuts down) or leaves a record unanswered for
+--deadline_ms has its unanswered records sent again on another stream, each
+record at most --retries more times (default 5). --deadline_ms also bounds
+the wait for the first connection.
 On a terminal, stderr shows a progress line; at the end a summary.
 Exit code: 0 when every record was adjudicated and legal, 3 when any record
 is illegal or malformed, 1 when any record could not be adjudicated for

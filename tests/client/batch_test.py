@@ -90,11 +90,14 @@ class Server:
 
     def records_adjudicated(self):
         """Records this server adjudicated (unary calls and stream records
-        alike: halma_variant_calls_total counts each under Adjudicate)."""
+        alike: halma_variant_calls_total counts each record of a stream
+        under Adjudicate; AdjudicateStream too, should it get a label of
+        its own)."""
         total = 0
         for line in self.metrics().splitlines():
             if (line.startswith("halma_variant_calls_total{") and
-                    'method="halma.v1.HalmaRules/Adjudicate"' in line):
+                    ('method="halma.v1.HalmaRules/Adjudicate"' in line or
+                     'method="halma.v1.HalmaRules/AdjudicateStream"' in line)):
                 total += int(float(line.rsplit(" ", 1)[1]))
         return total
 
