@@ -12,7 +12,9 @@
 // serializes and parses back, its final position is canonical and parses, the
 // move counts are the final position's, and the moves played and the first
 // illegal move (its ply, its text as given, a reason and a bounded message) fit
-// the record.
+// the record; a record given as text (record_text) or asked back as text
+// (want_record_text) gets a result token, a text that parses to it, and
+// result_mismatch exactly when a claimed result differs.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "fuzz/service_fuzz.h"
 #include "halma/notation.h"
+#include "halma/record_text.h"
 #include "service/request_codec.h"
 
 namespace {
@@ -69,8 +72,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool read_in_place = service::ReadAdjudicateRequest(bytes, &view);
   if (read_in_place) CheckInPlaceRead(bytes, view);
   v1::AdjudicateRequest request;
-  if (!fuzz::ParseBoth(bytes, {"request", "variant", "start_position", "moves"},
-                       &request)
+  if (!fuzz::ParseBoth(
+           bytes,
+           {"request", "variant", "start_position", "moves", "record_text"},
+           &request)
            .ok()) {
     return 0;
   }
@@ -84,17 +89,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  response.SerializeAsString() == again.SerializeAsString(),
              context + ": not deterministic");
   if (!status.ok()) {
-    fuzz::CheckServiceError(status, {"variant", "start_position", "moves"},
-                            context);
-    if (request.moves_size() > fuzz::kFuzzMaxRecordMoves) {
+    fuzz::CheckServiceError(
+        status, {"variant", "start_position", "moves", "record_text"}, context);
+    if (request.moves_size() > fuzz::kFuzzMaxRecordMoves &&
+        request.record_text().empty()) {
       FUZZ_CHECK(absl::StartsWith(status.message(), "moves:"),
                  context + ": " + status.ToString());
     }
     return 0;
   }
-  FUZZ_CHECK(request.moves_size() <= fuzz::kFuzzMaxRecordMoves, context);
   fuzz::CheckSerializes(response);
   const std::string answer = context + " -> " + response.ShortDebugString();
+  // A record in the text format, or asked back in it: the answer states
+  // the result as a token, the text it returns parses (to that token), and
+  // a claimed result is compared with it.
+  if (!request.record_text().empty() || request.want_record_text()) {
+    FUZZ_CHECK(!response.result().empty(), answer);
+    FUZZ_CHECK(response.result_mismatch() ==
+                   (!response.claimed_result().empty() &&
+                    response.claimed_result() != response.result()),
+               answer);
+  }
+  if (request.want_record_text()) {
+    absl::StatusOr<TextRecord> text = ParseTextRecord(response.record_text());
+    FUZZ_CHECK(text.ok() && text->result == response.result(),
+               answer + ": the record text does not parse to its result");
+  } else {
+    FUZZ_CHECK(response.record_text().empty(), answer);
+  }
+  if (!request.record_text().empty())
+    return 0;  // The checks below read
+               // the request's fields.
+  FUZZ_CHECK(request.moves_size() <= fuzz::kFuzzMaxRecordMoves, context);
   Variant variant;
   FUZZ_CHECK(fuzz::RequestVariant(request.variant(), &variant), answer);
   fuzz::CheckAnswerPosition(variant, response.final_position(), answer);

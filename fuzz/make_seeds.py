@@ -222,10 +222,12 @@ class Corpus:
         self.seeds.setdefault(target, {})[hashlib.sha1(data).hexdigest()] = data
 
     def write(self):
-        if os.path.isdir(CORPUS):
-            shutil.rmtree(CORPUS)
+        # Only the targets seeded here are rewritten: others keep their own
+        # committed seeds (record_text_fuzzer's).
         for target, seeds in sorted(self.seeds.items()):
             folder = os.path.join(CORPUS, target)
+            if os.path.isdir(folder):
+                shutil.rmtree(folder)
             os.makedirs(folder)
             for name, data in sorted(seeds.items()):
                 with open(os.path.join(folder, name[:16]), "wb") as f:
@@ -477,6 +479,39 @@ def main():
             c.add(target, data)
     c.add("list_variants_request_fuzzer", field_bytes(5, "unknown"))
     c.add("list_variants_request_fuzzer", field_varint(1, 7))
+    # Adjudicate with a record in the text format, and asked back as text.
+    for text in ('[Variant "brainking-8x8"]\n\n1. b1-d3 h7-f5 *\n',
+                 '[Variant "brainking-8x8"]\n[Result "win:w:target-filled"]'
+                 '\n\n1. b1-d3 {c} h7-f5 2. a1-b2 win:w:target-filled\n',
+                 '[Variant "custom"]\n[BoardSize "6"]\n[Seats "2"]\n'
+                 '[CampRows "2,1"]\n[HomeExit "0"]\n[RoundCompletion "off"]'
+                 '\n[TargetLock "on"]\n\n1. a1-b2 f6-e5 *\n',
+                 '[Variant "brainking-8x8"]\n\n1. b1-d3 2. x\n'):
+        c.add("adjudicate_request_fuzzer", field_bytes(4, text))
+        c.add("adjudicate_request_fuzzer",
+              field_bytes(4, text) + field_varint(5, 1))
+    c.add("adjudicate_request_fuzzer",
+          adjudicate_request(bk8, "", ["b1-d3", "h7-f5"]) + field_varint(5, 1))
+    c.add("adjudicate_request_fuzzer",
+          adjudicate_request(bk8, "", ["b1-d3"]) +
+          field_bytes(4, '[Variant "brainking-8x8"]\n'))
+    # AdjudicateStream: the Adjudicate seeds as records with ids, and the
+    # forms the in-place reader leaves to protobuf.
+    for i, (_, record) in enumerate(
+            sorted(c.seeds["adjudicate_request_fuzzer"].items())[:60]):
+        c.add("adjudicate_stream_request_fuzzer",
+              field_bytes(1, "rec-%d" % i) + field_bytes(2, record))
+        if i < 8:
+            c.add("adjudicate_stream_request_fuzzer", field_bytes(2, record))
+    record = adjudicate_request(bk8, "", ["b1-d3"])
+    for data in (field_bytes(1, "a") + field_bytes(1, "b") +
+                 field_bytes(2, record),
+                 field_bytes(1, b"\xff") + field_bytes(2, record),
+                 field_bytes(1, "x" * 300) + field_bytes(2, record),
+                 field_bytes(2, record) + field_bytes(2, record),
+                 field_bytes(2, record + field_bytes(4, "[Variant")),
+                 field_bytes(3, "unknown"), b"\x0a\x05go"):
+        c.add("adjudicate_stream_request_fuzzer", data)
     c.write()
 
 
