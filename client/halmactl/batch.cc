@@ -108,6 +108,7 @@ class Batch {
   void WriteOutput();
   void ShowProgress();
   void Work(int index);
+  void RunStreams(int index);
   void Watch();
   // Under term_mu_.
   void ClearProgress();
@@ -140,6 +141,10 @@ class Batch {
   std::map<uint64_t, std::shared_ptr<Item>> retry_;
   std::map<uint64_t, Outcome> finished_;
   int live_workers_;
+  int workers_running_ = 0;
+  // Set once every record is written out: streams still closing are
+  // cancelled (a server that hangs would hold them open for ever).
+  bool cancel_streams_ = false;
   bool abandoned_ = false;
   grpc::Status abandon_status_;
   int64_t resent_ = 0, stream_failures_ = 0;
@@ -256,6 +261,13 @@ void Batch::ReadInput() {
 }
 
 void Batch::Work(int index) {
+  RunStreams(index);
+  std::lock_guard<std::mutex> lock(mu_);
+  --workers_running_;
+  cv_.notify_all();
+}
+
+void Batch::RunStreams(int index) {
   int failures = 0;  // Streams in a row that failed before any answer.
   auto backoff = std::chrono::milliseconds(50);
   bool first = true;
@@ -285,6 +297,7 @@ void Batch::Work(int index) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       active_.push_back(&active);
+      if (cancel_streams_) context.TryCancel();
       if (first) {
         first = false;
         ++opened_;
@@ -359,7 +372,9 @@ void Batch::Work(int index) {
           absl::StrCat("no answer within ", cl_.deadline_ms, " ms"));
     }
     if (!pending.empty()) Requeue(&pending, status);
-    if (status.ok() && (answered > 0 || AllDelivered())) {
+    // Every record answered: how this stream ended no longer matters.
+    if (AllDelivered()) return;
+    if (status.ok() && answered > 0) {
       failures = 0;
       continue;  // Done, or records came back from another stream.
     }
@@ -549,6 +564,7 @@ int Batch::Run() {
 
   std::thread reader([this] { ReadInput(); });
   std::vector<std::thread> workers;
+  workers_running_ = streams_;
   for (int i = 0; i < streams_; ++i) {
     workers.emplace_back([this, i] { Work(i); });
   }
@@ -559,6 +575,17 @@ int Batch::Run() {
   stdout_is_terminal_ = isatty(STDOUT_FILENO);
   if (progress_) progress = std::thread([this] { ShowProgress(); });
   WriteOutput();
+  {
+    // Every record is written out. Streams close with OK once their server
+    // sees the half-close; one that does not within the deadline (a server
+    // that hangs) is cancelled.
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, connect_timeout,
+                      [&] { return workers_running_ == 0; })) {
+      cancel_streams_ = true;
+      for (ActiveStream* stream : active_) stream->context->TryCancel();
+    }
+  }
   reader.join();
   for (std::thread& worker : workers) worker.join();
   if (progress.joinable()) progress.join();
