@@ -402,13 +402,11 @@ absl::Status HalmaRulesService::AnswerValidateMove(
   response->set_legal(true);
   response->set_path(FormatMove(check.path));
   response->set_hops(check.hops);
-  // Where the chain could go on: from the chain as written, or for the
-  // two-square shorthand from the path found.
+  // Where the chain could go on: from the chain as written, or, for two
+  // squares (the shorthand, or one hop, which is its own path), from the
+  // path found.
   if (check.hops > 0) {
-    const bool written_chain = move->squares.size() > 2 ||
-                               (move->squares.size() == 2 && check.hops == 1 &&
-                                check.path.squares == move->squares);
-    const MoveText& chain = written_chain ? *move : check.path;
+    const MoveText& chain = move->squares.size() == 2 ? check.path : *move;
     for (const Square square :
          ChainContinuations(*variant, *position, chain.squares.data(),
                             static_cast<int>(chain.squares.size()))) {

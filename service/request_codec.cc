@@ -159,6 +159,21 @@ bool ReadVarint32(const char*& at, const char* end, std::uint32_t* value) {
   return false;
 }
 
+// The next length-delimited field at `*at` (its tag and value), advancing
+// past it; false if the bytes end or the length runs past them. Any other
+// wire type reads as a tag the callers do not accept.
+bool ReadField(const char*& at, const char* end, std::uint32_t* tag,
+               absl::string_view* value) {
+  std::uint32_t length;
+  if (!ReadVarint32(at, end, tag) || !ReadVarint32(at, end, &length) ||
+      length > static_cast<std::size_t>(end - at)) {
+    return false;
+  }
+  *value = absl::string_view(at, length);
+  at += length;
+  return true;
+}
+
 bool IsAscii(absl::string_view text) {
   unsigned char any = 0;
   for (char c : text) any |= static_cast<unsigned char>(c);
@@ -182,13 +197,8 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
   const char* const end = at + bytes.size();
   while (at < end) {
     std::uint32_t tag;
-    std::uint32_t length;
-    if (!ReadVarint32(at, end, &tag) || !ReadVarint32(at, end, &length) ||
-        length > static_cast<std::size_t>(end - at)) {
-      return false;
-    }
-    const absl::string_view value(at, length);
-    at += length;
+    absl::string_view value;
+    if (!ReadField(at, end, &tag, &value)) return false;
     switch (tag) {
       case kVariant:
         // A second one would be merged into the first: left to protobuf.
@@ -224,13 +234,8 @@ bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
   const char* const end = at + bytes.size();
   while (at < end) {
     std::uint32_t tag;
-    std::uint32_t length;
-    if (!ReadVarint32(at, end, &tag) || !ReadVarint32(at, end, &length) ||
-        length > static_cast<std::size_t>(end - at)) {
-      return false;
-    }
-    const absl::string_view value(at, length);
-    at += length;
+    absl::string_view value;
+    if (!ReadField(at, end, &tag, &value)) return false;
     if (tag == kId && !seen_id && IsAscii(value)) {
       seen_id = true;
       *id = value;

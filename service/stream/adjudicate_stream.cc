@@ -167,7 +167,15 @@ class AdjudicateStreamReactor final
     {
       // The slot is given back before the answer is queued.
       const ConcurrencyLimit::Slot held = std::move(slot);
-      answer = Answer(held ? nullptr : &busy_);
+      if (held) {
+        answer = Answer(nullptr);
+      } else {
+        const absl::Status busy = absl::ResourceExhaustedError(
+            "Adjudicate: no replay slot came free within this server's "
+            "maximum call time (max_concurrent_adjudications, "
+            "max_call_seconds); retry later");
+        answer = Answer(&busy);
+      }
     }
     Actions actions;
     {
@@ -322,10 +330,6 @@ class AdjudicateStreamReactor final
   // Counts the stream in calls_in_progress() for the graceful shutdown.
   const ConcurrencyLimit::Slot call_;
   bool registered_ = false;
-  const absl::Status busy_ = absl::ResourceExhaustedError(
-      "Adjudicate: no replay slot came free within this server's maximum "
-      "call time (max_concurrent_adjudications, max_call_seconds); retry "
-      "later");
 
   // Touched only by the one record being answered at a time.
   ByteBuffer request_;
