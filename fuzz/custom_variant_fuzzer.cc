@@ -6,7 +6,7 @@
 // (bit 0 round completion, bit 1 target lock), then one camp row length per
 // remaining byte (same encoding).
 // Properties: MakeVariant succeeds exactly when an independent check of
-// RULES.md section 2 says the specification is valid. A variant has the
+// docs/rules.md section 2 says the specification is valid. A variant has the
 // seats, camps and piece counts the specification gives, camps of the seats
 // in play do not overlap, and its start position is consistent, round-trips
 // through FormatPosition/ParsePosition and has as many legal moves as
@@ -53,7 +53,7 @@ class Reader {
   size_t pos_ = 0;
 };
 
-// RULES.md section 2, checked on its own: the fields that are invalid.
+// docs/rules.md section 2, checked on its own: the fields that are invalid.
 std::vector<std::string> InvalidFields(const VariantSpec& spec) {
   std::vector<std::string> bad;
   const int n = spec.board_size;

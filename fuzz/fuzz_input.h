@@ -98,7 +98,7 @@ inline const std::vector<FuzzVariant>& FuzzVariants() {
         {"custom-6x6-4p-all", CustomSpec(6, 4, {1}, 3, true, true, 20)},
         {"custom-16x16-full", CustomSpec(16, 2, std::vector<int>(8, 16))},
         {"custom-5x5-exit1-cap3", CustomSpec(5, 2, {2, 1}, 1, false, false, 3)},
-        // The custom variants of the public vectors (shared/vectors).
+        // The custom variants of the public vectors (testdata/vectors).
         {"custom-16x16-nolock", CustomSpec(16, 2, {5, 5, 4, 3, 2})},
         {"custom-8x8-4p", CustomSpec(8, 4, {3, 2, 1})},
         {"custom-12x12", CustomSpec(12, 2, {6, 5, 4, 3, 2, 1})},

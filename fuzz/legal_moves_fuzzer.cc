@@ -16,7 +16,7 @@
 // destination, and FewestHopPath finds a path of the same length. Written as
 // two squares it validates too, with the same hops and position after,
 // except a destination two apart on a line that only a longer chain reaches
-// (two squares two apart are a single hop, RULES.md section 4): that is
+// (two squares two apart are a single hop, docs/rules.md section 4): that is
 // nothing-to-jump. Every (piece, empty square) pair tried (up to 48 empty
 // squares for one piece, and pairs the input picks) that validates as two
 // squares is listed so, and no other.
@@ -77,7 +77,7 @@ bool IsHopShaped(Square a, Square b) {
 
 // Whether the listed move (or none) is what its two squares written as a
 // move mean: neighbours are a step, squares two apart on a line a single
-// hop, any other pair "by any chain" (RULES.md section 4). A destination
+// hop, any other pair "by any chain" (docs/rules.md section 4). A destination
 // two apart on a line that only a longer chain reaches needs its full path.
 bool WrittenAsTwoSquares(const LegalMove* m) {
   if (m == nullptr) return false;

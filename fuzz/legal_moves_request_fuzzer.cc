@@ -46,7 +46,7 @@ void CheckValidates(const v1::LegalMovesRequest& request, const v1::Move& m,
   const Square to = *ParseSquare(m.destination(), variant.size);
   if (move_text.size() == m.origin().size() + 1 + m.destination().size() &&
       IsHopShaped(from, to) && m.hops() > 1) {
-    // Two squares two apart on a line are one hop (RULES.md section 4),
+    // Two squares two apart on a line are one hop (docs/rules.md section 4),
     // over an empty square here: only a longer chain gets there.
     FUZZ_CHECK(
         status.ok() && !answer.legal() &&

@@ -4,12 +4,12 @@
 Sources: the start position of every variant the targets know (the presets
 and the custom variants of fuzz/fuzz_input.h, in the same order), positions
 of the benchmark sets (bench/data/), the public vectors (positions, records,
-malformed inputs) of ../shared/vectors, and malformed samples like those of
+malformed inputs) of testdata/vectors, and malformed samples like those of
 tests/engine/notation_test.cc. Service seeds are serialized request
 messages, encoded here by hand (the wire format is small; Debian's python3
 protobuf module is not a build dependency).
 
-Usage: fuzz/make_seeds.py [--shared DIR]   (rewrites fuzz/corpus/)
+Usage: fuzz/make_seeds.py   (rewrites fuzz/corpus/)
 """
 
 import argparse
@@ -237,10 +237,8 @@ class Corpus:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"),
-                        help="the directory holding vectors/ (../shared)")
-    args = parser.parse_args()
-    vectors = os.path.join(args.shared, "vectors")
+    parser.parse_args()
+    vectors = os.path.join(ROOT, "testdata", "vectors")
     positions = read_jsonl(os.path.join(vectors, "positions.jsonl"))
     records = read_jsonl(os.path.join(vectors, "records.jsonl"))
     malformed = read_jsonl(os.path.join(vectors, "malformed.jsonl"))

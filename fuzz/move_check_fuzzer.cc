@@ -41,7 +41,7 @@ bool AreNeighbours(Square a, Square b) {
 
 // Whether the listed move (or none) is what its two squares written as a
 // move mean: neighbours are a step, squares two apart on a line a single
-// hop, any other pair "by any chain" (RULES.md section 4). A destination
+// hop, any other pair "by any chain" (docs/rules.md section 4). A destination
 // two apart on a line that only a longer chain reaches needs its full path.
 bool WrittenAsTwoSquares(const LegalMove* m) {
   if (m == nullptr) return false;

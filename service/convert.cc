@@ -11,7 +11,7 @@
 namespace halma::service {
 namespace {
 
-// Where each preset's rules come from (RULES.md section 2).
+// Where each preset's rules come from (docs/rules.md section 2).
 absl::string_view PresetSource(absl::string_view name) {
   static constexpr std::pair<absl::string_view, absl::string_view> kSources[] =
       {

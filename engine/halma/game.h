@@ -15,7 +15,7 @@
 
 namespace halma {
 
-// The adjudication of a game record (RULES.md sections 4 to 7).
+// The adjudication of a game record (docs/rules.md sections 4 to 6).
 struct GameRecordResult {
   // The status after the last legal move of the record.
   GameStatus status;

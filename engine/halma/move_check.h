@@ -11,7 +11,7 @@
 
 namespace halma {
 
-// Why a move is illegal (RULES.md sections 3 and 5).
+// Why a move is illegal (docs/rules.md sections 3, 5 and 7).
 enum class MoveVerdict {
   kLegal = 0,
   kGameOver,             // The game had already ended.

@@ -15,7 +15,7 @@
 
 namespace halma {
 
-// A move as written (RULES.md section 4): `pass`, or the squares it visits.
+// A move as written (docs/rules.md section 4): `pass`, or the squares it visits.
 // Most chains are short, so the squares are stored inline: parsing a move
 // (once per ply of a replayed record) allocates nothing.
 struct MoveText {

@@ -11,7 +11,7 @@
 
 namespace halma {
 
-// The most moves a seat's count can hold: RULES.md section 4 sets no bound,
+// The most moves a seat's count can hold: docs/rules.md section 4 sets no bound,
 // this one is far beyond any game and keeps every sum of counts exact.
 inline constexpr int64_t kMaxMoveCount = std::numeric_limits<int64_t>::max();
 
@@ -58,7 +58,7 @@ SeatSet SeatsStillPlaying(const Variant& variant, const Position& position);
 // answer ever holds a position that ParsePosition would reject.
 absl::Status CheckRoomForMove(const Position& position);
 
-// Checks the rules of RULES.md section 4 that a well-formed position must
+// Checks the rules of docs/rules.md section 4 that a well-formed position must
 // meet: piece counts per seat and move counts that fit alternate play.
 absl::Status CheckPositionConsistency(const Variant& variant,
                                       const Position& position);

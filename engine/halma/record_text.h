@@ -32,7 +32,7 @@ struct TextRecord {
   // seat without a player tag).
   std::vector<std::string> players;
   std::string date;  // As written in the Date tag; empty when absent.
-  // The moves as written in notation (RULES.md section 4), ply by ply.
+  // The moves as written in notation (docs/rules.md section 4), ply by ply.
   std::vector<std::string> moves;
   // Comments: (ply after which it stands, 0 = before the first move, text).
   // The parser stores the text without its delimiters and surrounding

@@ -6,7 +6,7 @@
 
 namespace halma {
 
-// Seats are named after their home corner (RULES.md section 1). The numeric
+// Seats are named after their home corner (docs/rules.md section 1). The numeric
 // value is the clockwise turn order w, r, b, g.
 enum class Seat : std::uint8_t { kW = 0, kR = 1, kB = 2, kG = 3 };
 inline constexpr int kMaxSeats = 4;

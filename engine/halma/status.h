@@ -7,7 +7,7 @@
 
 namespace halma {
 
-// The rule of RULES.md section 5 that ended a game.
+// The rule of docs/rules.md section 5 that ended a game.
 enum class DecidingRule {
   kNone = 0,
   kTargetFilled,  // Including results of round completion.
@@ -16,7 +16,7 @@ enum class DecidingRule {
   kEveryoneStuck,
 };
 
-// The status of a position (RULES.md section 6).
+// The status of a position (docs/rules.md section 6).
 struct GameStatus {
   bool over = false;
   // In progress: whose turn it is, whether the turn is one that round

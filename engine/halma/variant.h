@@ -12,7 +12,7 @@
 
 namespace halma {
 
-// What a request says about a variant (RULES.md section 2): either a preset
+// What a request says about a variant (docs/rules.md section 2): either a preset
 // or these fields given directly.
 struct VariantSpec {
   std::string name;  // Preset name, or empty for a custom variant.
@@ -58,7 +58,7 @@ inline constexpr int kMaxMoveLimit = 1000000;
 
 // Validates a custom (or preset) specification. Errors name the field.
 absl::StatusOr<Variant> MakeVariant(const VariantSpec& spec);
-// The named presets of RULES.md section 2.
+// The named presets of docs/rules.md section 2.
 absl::StatusOr<Variant> PresetVariant(absl::string_view name);
 const std::vector<std::string>& PresetNames();
 

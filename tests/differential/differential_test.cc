@@ -1,5 +1,5 @@
 // Differential test: the engine against the reference implementation of
-// RULES.md (reference.h), on every position of seeded playouts that mix
+// the rules, docs/rules.md (reference.h), on every position of seeded playouts that mix
 // progress-greedy and random moves.
 //
 // For each position it compares the position strings, the status (section
@@ -29,6 +29,7 @@
 #include "halma/status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
+#include "tests/testdata.h"
 #include "reference.h"
 
 namespace halma {
@@ -1138,16 +1139,6 @@ TEST(Differential, RandomPositions) {
 // The reference itself against the rule book's examples and the public
 // vectors (computed by another independent implementation).
 
-std::vector<nlohmann::json> ReadLines(const std::string& name) {
-  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/" + name);
-  std::vector<nlohmann::json> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  }
-  return out;
-}
-
 bool RulesOf(const nlohmann::json& v, ref::Rules* rules) {
   if (v.is_string()) return ref::PresetRules(v.get<std::string>(), rules);
   return ref::MakeRules(v["n"], v["seats"], v["camp"].get<std::vector<int>>(),
@@ -1169,7 +1160,7 @@ TEST(Reference, StartPositionOfRuleBook) {
 }
 
 TEST(Reference, MatchesPublicPositionVectors) {
-  const auto cases = ReadLines("positions.jsonl");
+  const auto cases = testdata::ReadJsonLines("vectors/positions.jsonl");
   ASSERT_FALSE(cases.empty());
   for (const auto& c : cases) {
     const std::string text = c["position"];
@@ -1200,7 +1191,7 @@ TEST(Reference, MatchesPublicPositionVectors) {
 }
 
 TEST(Reference, MatchesPublicRecordVectors) {
-  const auto cases = ReadLines("records.jsonl");
+  const auto cases = testdata::ReadJsonLines("vectors/records.jsonl");
   ASSERT_FALSE(cases.empty());
   for (const auto& c : cases) {
     const auto& e = c["expect"];

@@ -265,7 +265,7 @@ bool MakeRules(int n, int seat_count, const std::vector<int>& camp_rows,
 }
 
 bool PresetRules(const std::string& name, Rules* out) {
-  // The table of RULES.md section 2.
+  // The table of docs/rules.md section 2.
   bool ok = false;
   if (name == "brainking-8x8") {
     ok = MakeRules(8, 2, {4, 3, 2, 1}, 30, false, false, 0, out);

@@ -1,9 +1,9 @@
-// A deliberately simple reference implementation of RULES.md, written from
+// A deliberately simple reference implementation of the rules (docs/rules.md), written from
 // the rule book alone so that the differential test can hold the engine
 // against it. Nothing here calls the engine: the board is a plain 2D array
 // of characters, moves are found by a plain breadth-first search over
 // squares, and the game status is computed straight from sections 5 to 7.
-// It favours obviousness over speed. Where RULES.md leaves a choice open it
+// It favours obviousness over speed. Where the rules leave a choice open it
 // follows the decisions of docs/rules.md: a seat owed a round-completion
 // turn takes it (by passing if it must) rather than the game ending as
 // everyone stuck, and illegal moves are explained in the order given there.
@@ -23,7 +23,7 @@ inline constexpr char kEmpty = '.';
 // Corners, in the order of the seat letters w, r, b, g (each seat's home).
 enum Corner { kSouthWest = 0, kNorthWest = 1, kNorthEast = 2, kSouthEast = 3 };
 
-// A variant (RULES.md section 2) with its camps worked out on a plain grid.
+// A variant (docs/rules.md section 2) with its camps worked out on a plain grid.
 struct Rules {
   std::string name;
   int n = 0;
@@ -53,7 +53,7 @@ struct Rules {
 bool MakeRules(int n, int seat_count, const std::vector<int>& camp_rows,
                int home_exit_limit, bool round_completion, bool target_lock,
                int move_cap, Rules* out, std::string* why = nullptr);
-// The named variants of the table in RULES.md section 2.
+// The named variants of the table in docs/rules.md section 2.
 bool PresetRules(const std::string& name, Rules* out);
 const std::vector<std::string>& PresetNamesFromRules();
 
@@ -84,7 +84,7 @@ struct Board {
 };
 
 Board StartBoard(const Rules& rules);
-// Position strings (RULES.md section 4). The parser checks the layout and
+// Position strings (docs/rules.md section 4). The parser checks the layout and
 // letters and the piece counts; it does not judge the move counts.
 bool ParseBoard(const Rules& rules, const std::string& text, Board* out,
                 std::string* why = nullptr);
@@ -140,7 +140,7 @@ enum class Verdict {
 };
 const char* VerdictName(Verdict v);
 
-// Checks a move path (two or more squares, RULES.md sections 3 and 4) for the
+// Checks a move path (two or more squares, docs/rules.md sections 3 and 4) for the
 // side to move, ignoring whether the game is over. A path of three or more
 // squares is checked hop by hop; a two-square path is a step, a single hop or
 // the shorthand "any chain", by its shape.
@@ -155,7 +155,7 @@ Verdict CheckChain(const Rules& rules, const Board& board, const Sq* path,
 Board ApplyMove(const Rules& rules, const Board& board, Sq from, Sq to);
 Board ApplyPass(const Rules& rules, const Board& board);
 
-// The status of a position (RULES.md sections 5 to 7). Seat sets are strings
+// The status of a position (docs/rules.md sections 5 and 6). Seat sets are strings
 // of letters in the order w, r, b, g.
 struct Status {
   bool over = false;

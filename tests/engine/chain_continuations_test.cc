@@ -3,7 +3,7 @@
 // fixed seed, played with the engine's legal moves), every legal jump
 // move's fewest-hop path is built hop by hop from continuations, every
 // continuation extends the chain to a legal move, and the continuations are
-// exactly the squares s for which chain + s is legal (RULES.md section 3:
+// exactly the squares s for which chain + s is legal (docs/rules.md section 3:
 // target lock applies after every hop, so every prefix of a legal chain is
 // itself legal).
 #include "halma/chain_continuations.h"
@@ -87,7 +87,7 @@ struct Totals {
 
 // The squares one hop from the chain's end with target lock ignored: over
 // an occupied square (the chain's origin counts as empty) onto an empty
-// one not on the chain. Written out square by square from RULES.md, as an
+// one not on the chain. Written out square by square from docs/rules.md, as an
 // oracle for the lock's effect.
 std::vector<Square> UnlockedHops(const Variant& v, const Position& p,
                                  const Chain& chain) {
@@ -115,7 +115,7 @@ std::vector<Square> UnlockedHops(const Variant& v, const Position& p,
 // Every check of this file on one position (side to move, game not over).
 // `full_board` tries every square of the board in the brute-force
 // comparison; otherwise the squares within two files and ranks of the
-// chain's end (any other leg is not a hop, RULES.md section 4).
+// chain's end (any other leg is not a hop, docs/rules.md section 4).
 void CheckPosition(const Variant& v, const Position& p, bool full_board,
                    std::mt19937* rng, Totals* totals) {
   const GameStatus status = EvaluateStatus(v, p);
@@ -205,7 +205,7 @@ void CheckPosition(const Variant& v, const Position& p, bool full_board,
         }
       }
     }
-    // Target lock, from RULES.md: once the chain stands in the target camp
+    // Target lock, from docs/rules.md section 3: once the chain stands in the target camp
     // (it cannot have left it again), only hops inside it remain.
     const std::vector<Square> unlocked = UnlockedHops(v, p, chain);
     std::vector<Square> expected;

@@ -1,6 +1,6 @@
 // The flood-fill kernels (engine/halma/flood_fill.h) against a plain
 // breadth-first search, on random masks: every kernel this CPU can run must
-// give the same layers, lane by lane. RULES.md section 3.3: the fewest hops
+// give the same layers, lane by lane. docs/rules.md section 3: the fewest hops
 // of a jump move is the layer its destination first appears in.
 #include "halma/flood_fill.h"
 

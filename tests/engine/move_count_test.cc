@@ -1,4 +1,4 @@
-// Move counts over their whole range (RULES.md section 4 sets no bound; the
+// Move counts over their whole range (docs/rules.md section 4 sets no bound; the
 // engine's is 2^63 - 1, docs/rules.md): sums that must not overflow, counts
 // written after a move that must parse again, and the one move that cannot
 // be counted. Also the bounded quoting of long camp_rows lists.

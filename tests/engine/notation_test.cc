@@ -1,4 +1,4 @@
-// RULES.md section 4 (notation) and section 8 (bad input): round trips of
+// docs/rules.md section 4 (notation) and section 8 (bad input): round trips of
 // squares, moves and positions on every preset, canonicalisation of
 // non-canonical input, and a table of malformed inputs that must be
 // rejected with INVALID_ARGUMENT and a message naming what was wrong and

@@ -22,6 +22,7 @@
 #include "halma/status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
+#include "tests/testdata.h"
 #include "test_util.h"
 
 namespace halma {
@@ -48,16 +49,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::vector<json> ReadVectors(const std::string& name) {
-  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/" + name);
-  std::vector<json> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
-  }
-  return out;
 }
 
 VariantSpec SpecOfVector(const json& v) {
@@ -310,7 +301,7 @@ TEST(RecordTextDoc, ExamplesHoldWhatTheyShow) {
   // The move-cap draw is the public vector's game.
   const TextRecord capped = MustParse(blocks[1].text);
   bool found = false;
-  for (const json& c : ReadVectors("records.jsonl")) {
+  for (const json& c : testdata::ReadJsonLines("vectors/records.jsonl")) {
     if (c["expect"]["rule"] == "move-cap") {
       found = true;
       EXPECT_EQ(capped.moves, c["moves"].get<std::vector<std::string>>());
@@ -492,7 +483,7 @@ TEST(RecordText, EliminationsAreSkippedInTheNumbering) {
 }
 
 TEST(RecordText, PublicVectorsRoundTripAndGiveTheirResultTokens) {
-  const std::vector<json> cases = ReadVectors("records.jsonl");
+  const std::vector<json> cases = testdata::ReadJsonLines("vectors/records.jsonl");
   ASSERT_FALSE(cases.empty());
   std::set<std::string> rules;
   for (const json& c : cases) {
@@ -526,7 +517,7 @@ TEST(RecordText, PublicVectorsRoundTripAndGiveTheirResultTokens) {
 }
 
 TEST(RecordText, ClaimedResultMismatchIsDetectable) {
-  for (const json& c : ReadVectors("records.jsonl")) {
+  for (const json& c : testdata::ReadJsonLines("vectors/records.jsonl")) {
     if (c["expect"]["status"] != "win") continue;
     const std::string truth = TokenOfExpectation(c["expect"]);
     const std::string loser = truth.substr(4, 1) == "w" ? "b" : "w";

@@ -1,4 +1,4 @@
-// Every rule of RULES.md sections 1 to 7 as a named test, through the
+// Every rule of docs/rules.md sections 1 to 7 as a named test, through the
 // engine's public API. Test suites are named after the section they check.
 //
 // Fixture positions are written as text (or drawn rank by rank, top rank
@@ -49,7 +49,7 @@ using testing_util::Sq;
 constexpr char kBrainKing8Start[] = "4bbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0";
 
 // ---------------------------------------------------------------------------
-// Independent reference helpers (RULES.md sections 2 and 3, written from the
+// Independent reference helpers (docs/rules.md sections 2 and 3, written from the
 // rule text, not from the engine).
 
 // The camp of `corner` per section 2: row i holds x = 0 .. rows[i]-1 for the

@@ -1,4 +1,4 @@
-// RULES.md section 6 (what a position's status is), evaluated from
+// docs/rules.md section 6 (what a position's status is), evaluated from
 // positions alone with EvaluateStatus: in progress with the side to move,
 // round-completion turns, forced passes, finished and eliminated seats, and
 // the results of section 5.

@@ -1,6 +1,6 @@
 // Helpers shared by the engine's rule, notation and status tests. Positions
 // are always built from text through the engine's parser, so a helper can
-// never produce a position the rules (RULES.md section 4) would reject.
+// never produce a position the rules (docs/rules.md section 4) would reject.
 #ifndef HALMA_TESTS_ENGINE_TEST_UTIL_H_
 #define HALMA_TESTS_ENGINE_TEST_UTIL_H_
 

@@ -1,4 +1,4 @@
-// The public test vectors of shared/vectors (RULES.md sections 3 to 8),
+// The public test vectors of testdata/vectors (docs/rules.md sections 3 to 7),
 // replayed through the engine's API.
 #include <algorithm>
 #include <fstream>
@@ -13,21 +13,12 @@
 #include "halma/status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
+#include "tests/testdata.h"
 
 namespace halma {
 namespace {
 
 using nlohmann::json;
-
-std::vector<json> ReadLines(const std::string& name) {
-  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/" + name);
-  std::vector<json> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
-  }
-  return out;
-}
 
 absl::StatusOr<Variant> VariantOf(const json& v) {
   if (v.is_string()) return PresetVariant(v.get<std::string>());
@@ -67,7 +58,7 @@ std::string RuleOf(DecidingRule rule) {
 }
 
 TEST(PublicVectors, LegalMoveSetsMatch) {
-  const auto cases = ReadLines("positions.jsonl");
+  const auto cases = testdata::ReadJsonLines("vectors/positions.jsonl");
   ASSERT_FALSE(cases.empty());
   for (const json& c : cases) {
     SCOPED_TRACE(c["position"].get<std::string>());
@@ -105,7 +96,7 @@ TEST(PublicVectors, LegalMoveSetsMatch) {
 }
 
 TEST(PublicVectors, RecordsMatch) {
-  const auto cases = ReadLines("records.jsonl");
+  const auto cases = testdata::ReadJsonLines("vectors/records.jsonl");
   ASSERT_FALSE(cases.empty());
   for (const json& c : cases) {
     absl::StatusOr<Variant> variant = VariantOf(c["variant"]);
@@ -153,7 +144,7 @@ TEST(PublicVectors, RecordsMatch) {
 }
 
 TEST(PublicVectors, MalformedInputsAreRejected) {
-  const auto cases = ReadLines("malformed.jsonl");
+  const auto cases = testdata::ReadJsonLines("vectors/malformed.jsonl");
   ASSERT_FALSE(cases.empty());
   for (const json& c : cases) {
     SCOPED_TRACE(c.dump());

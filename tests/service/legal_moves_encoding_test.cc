@@ -19,6 +19,7 @@
 #include "halma/status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
+#include "tests/testdata.h"
 #include "service/convert.h"
 #include "service/halma_rules_service.h"
 #include "tests/service/position_sets.h"
@@ -222,12 +223,9 @@ TEST(LegalMovesEncoding, LongPathsTakeTwoByteLengths) {
 TEST_F(LegalMovesEncodingTest, FinishedGames) {
   // The decided records of the public vectors: their final positions'
   // answers list no moves and carry the deciding rule.
-  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/records.jsonl");
-  std::string line;
   int finished = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const nlohmann::json record = nlohmann::json::parse(line);
+  for (const nlohmann::json& record :
+       testdata::ReadJsonLines("vectors/records.jsonl")) {
     if (!record["variant"].is_string()) continue;
     const std::string preset = record["variant"];
     const Variant& variant = *PresetTable::Get().Find(preset);

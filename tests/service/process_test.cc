@@ -43,6 +43,7 @@
 #include "gtest/gtest.h"
 #include "halma_client.h"
 #include "nlohmann/json.hpp"
+#include "tests/testdata.h"
 
 extern char** environ;
 
@@ -261,7 +262,7 @@ v1::Variant Preset(const std::string& name) {
 }
 
 // ---------------------------------------------------------------------------
-// The public vectors (../shared/vectors/records.jsonl).
+// The public vectors (testdata/vectors/records.jsonl).
 
 struct RecordVector {
   nlohmann::json json;
@@ -270,14 +271,10 @@ struct RecordVector {
 
 std::vector<RecordVector> LoadRecordVectors() {
   std::vector<RecordVector> vectors;
-  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/records.jsonl");
-  EXPECT_TRUE(in.good()) << "cannot read " << HALMA_SHARED_DIR
-                         << "/vectors/records.jsonl";
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
+  for (const nlohmann::json& line :
+       halma::testdata::ReadJsonLines("vectors/records.jsonl")) {
     RecordVector v;
-    v.json = nlohmann::json::parse(line);
+    v.json = line;
     const nlohmann::json& variant = v.json["variant"];
     if (variant.is_string()) {
       v.request.mutable_variant()->set_preset(variant.get<std::string>());

@@ -35,6 +35,7 @@
 #include "halma/notation.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "nlohmann/json.hpp"
+#include "tests/testdata.h"
 #include "service/server_flags.h"
 #include "tests/service/test_server.h"
 
@@ -58,14 +59,7 @@ constexpr int kTestMaxRecordMoves = 200;
 // --- Helpers ---------------------------------------------------------------
 
 std::vector<json> ReadVectors(const std::string& name) {
-  std::ifstream in(std::string(HALMA_SHARED_DIR) + "/vectors/" + name);
-  EXPECT_TRUE(in) << name;
-  std::vector<json> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
-  }
-  return out;
+  return testdata::ReadJsonLines("vectors/" + name);
 }
 
 v1::Variant Preset(const std::string& name) {
@@ -424,7 +418,9 @@ TEST_F(ServerTest, LegalMovesOfOnePiece) {
 }
 
 TEST_F(ServerTest, LegalMovesOfAFinishedGameAreNoneAndSayWhy) {
-  const json record = ReadVectors("records.jsonl")[0];  // b wins at ply 68.
+  const std::vector<json> records = ReadVectors("records.jsonl");
+  ASSERT_FALSE(records.empty());
+  const json record = records[0];  // b wins at ply 68.
   std::vector<std::string> moves = record["moves"];
   auto game = Adjudicate(Preset("brainking-8x8"), moves);
   ASSERT_TRUE(game.status.ok());
@@ -439,7 +435,9 @@ TEST_F(ServerTest, LegalMovesOfAFinishedGameAreNoneAndSayWhy) {
 }
 
 TEST_F(ServerTest, ConcurrentCallsGiveTheSameAnswers) {
-  const json line = ReadVectors("positions.jsonl")[1];
+  const std::vector<json> positions = ReadVectors("positions.jsonl");
+  ASSERT_GT(positions.size(), 1u);
+  const json line = positions[1];
   auto reference = Legal(VariantFromJson(line["variant"]), line["position"]);
   ASSERT_TRUE(reference.status.ok());
   const std::string expected = reference.response.SerializeAsString();
@@ -479,7 +477,9 @@ TEST_F(ServerTest, ValidateMoveStep) {
 
 TEST_F(ServerTest, ValidateMoveNormalisesShorthandToFewestHops) {
   // From the public vectors: a3 reaches e7 in three hops.
-  const json line = ReadVectors("positions.jsonl")[1];
+  const std::vector<json> positions = ReadVectors("positions.jsonl");
+  ASSERT_GT(positions.size(), 1u);
+  const json line = positions[1];
   auto reply =
       Validate(VariantFromJson(line["variant"]), line["position"], "a3-e7");
   ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
@@ -526,7 +526,9 @@ TEST_F(ServerTest, ValidateMoveIllegalMovesAreAnswersWithAReason) {
 }
 
 TEST_F(ServerTest, ValidateMoveAfterTheGameEnded) {
-  const json record = ReadVectors("records.jsonl")[0];
+  const std::vector<json> records = ReadVectors("records.jsonl");
+  ASSERT_FALSE(records.empty());
+  const json record = records[0];
   std::vector<std::string> moves = record["moves"];
   auto game = Adjudicate(Preset("brainking-8x8"), moves);
   ASSERT_TRUE(game.status.ok());
@@ -727,7 +729,7 @@ TEST_F(ServerTest, MissingVariantIsInvalidArgument) {
 }
 
 TEST_F(ServerTest, ErrorMessagesCarryTheEngineExplanation) {
-  // RULES.md section 8: the field, the offending text and what was expected.
+  // docs/rules.md section 7: the field, the offending text and what was expected.
   auto reply = Legal(Preset("brainking-8x8"),
                      "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0");
   EXPECT_THAT(reply.status.error_message(),
