@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """halmactl end to end against three real halma_server processes.
 
-    batch_test.py HALMACTL HALMA_SERVER VECTORS_DIR README
+    batch_test.py HALMACTL HALMA_SERVER VECTORS_DIR PAGE.md... [unittest args]
 
 `halmactl adjudicate --batch` over a few thousand records (the public
 vectors' games, prefixes of them, illegal and malformed ones mixed in),
@@ -11,8 +11,9 @@ answer equals the unary Adjudicate answer for the same record, exit code 3
 and the summary; JSON lines and text format, a file and standard input; a
 server stopped and killed mid-run (records sent again, output complete);
 the progress line only on a terminal; perft; adjudicate --record; bad
-input lines; and every halmactl example of README.md. Every wait is
-bounded.
+input lines; and every halmactl example of the markdown pages given
+(README.md, docs/halmactl.md: see tests/CMakeLists.txt; a page with none
+fails the test). Every wait is bounded.
 """
 
 import http.client
@@ -31,7 +32,15 @@ import threading
 import time
 import unittest
 
-HALMACTL = SERVER = VECTORS = README = None  # From argv.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "docs"))
+import markdown_examples  # noqa: E402
+
+HALMACTL = SERVER = VECTORS = None  # From argv.
+PAGES = []  # The markdown pages whose halmactl examples are run, from argv.
+# The halmactl examples the pages have today (README.md 1, docs/halmactl.md
+# 9): fewer means one was dropped or moved to a page this test is not given.
+MIN_EXAMPLES = 10
 LISTEN = re.compile(r"listening on [^ ]*:(\d+) ")
 HTTP = re.compile(r"; http [^ ]*:(\d+) \(Connect protocol\)")
 SUMMARY = re.compile(
@@ -482,40 +491,40 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(result.stdout, "")
         self.assertRegex(result.stderr, r"halmactl: 0 records in ")
 
-    def test_readme_examples_print_what_the_readme_shows(self):
-        """Every `$ halmactl ...` of README.md's halmactl section, run
-        against a server: the output as shown (a line "..." stands for the
-        rest; times and rates may differ). `$ cat FILE` blocks make the
-        files the examples read."""
-        with open(README, encoding="utf-8") as f:
-            text = f.read()
-        start = text.index("## The same with halmactl")
-        section = text[start:text.index("\n## ", start + 1)]
-        workdir = os.path.join(self.tmp.name, "readme")
+    def test_doc_examples_print_what_the_page_shows(self):
+        """Every `$ halmactl ...` of the pages, run against a server: the
+        output as shown (a line "..." stands for the rest; times and rates
+        may differ). `$ cat FILE` in a block with halmactl examples makes
+        the file the examples read; `$ echo $?` checks the exit code of the
+        command before it."""
+        workdir = os.path.join(self.tmp.name, "docs")
         os.makedirs(workdir, exist_ok=True)
+        examples = markdown_examples.examples_in(PAGES, "halmactl")
+        self.assertGreaterEqual(len(examples), MIN_EXAMPLES)
+        # The blocks that hold a halmactl example, each run in full.
+        blocks = []
+        for example in examples:
+            if (example.path, example.block) not in blocks:
+                blocks.append((example.path, example.block))
         checked = 0
-        for block in re.findall(r"```text\n(.*?)```", section, re.S):
-            lines = block.rstrip("\n").split("\n")
-            i = 0
+        for path, block in blocks:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            commands = [e for e in markdown_examples.examples(text, path)
+                        if e.block == block]
             last = None
-            while i < len(lines):
-                command = lines[i][2:]
-                i += 1
-                output = []
-                while i < len(lines) and not lines[i].startswith("$ "):
-                    output.append(lines[i])
-                    i += 1
-                while output and not output[-1].strip():
-                    output.pop()
+            for example in commands:
+                command, output = example.command, list(example.output)
                 words = command.split()
                 if words[:1] == ["cat"]:
                     with open(os.path.join(workdir, words[1]), "w") as f:
                         f.write("\n".join(output) + "\n")
                     continue
                 if command == "echo $?":
-                    self.assertEqual(output, [str(last)])
+                    self.assertEqual(output, [str(last)], example)
                     continue
-                self.assertEqual(words[0], "halmactl", command)
+                self.assertTrue(markdown_examples.is_halmactl(command),
+                                example)
                 args = shlex.split(command)[1:]
                 if args[:1] == ["--target"]:
                     args = args[2:]
@@ -532,16 +541,16 @@ class BatchTest(unittest.TestCase):
                 got = [timing.sub("in T", l) for l in got]
                 output = [timing.sub("in T", l) for l in output]
                 # stdout then stderr: the summary lines come last.
-                self.assertEqual(sorted(got), sorted(output), command)
+                self.assertEqual(sorted(got), sorted(output), example)
                 self.assertEqual([l for l in got if l.startswith("halmactl:")],
                                  [l for l in output
-                                  if l.startswith("halmactl:")], command)
+                                  if l.startswith("halmactl:")], example)
                 self.assertEqual([l for l in got if not
                                   l.startswith("halmactl:")],
                                  [l for l in output if not
-                                  l.startswith("halmactl:")], command)
+                                  l.startswith("halmactl:")], example)
                 checked += 1
-        self.assertGreaterEqual(checked, 9)
+        self.assertEqual(checked, len(examples))
 
     def test_no_server_is_exit_one(self):
         result = run(["--target=127.0.0.1:1", "--deadline_ms=2000",
@@ -731,6 +740,10 @@ class BatchTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    HALMACTL, SERVER, VECTORS, README = sys.argv[1:5]
-    del sys.argv[1:5]
+    if len(sys.argv) < 5 or not sys.argv[4].endswith(".md"):
+        sys.exit(__doc__)
+    HALMACTL, SERVER, VECTORS = sys.argv[1:4]
+    del sys.argv[1:4]
+    while len(sys.argv) > 1 and sys.argv[1].endswith(".md"):
+        PAGES.append(sys.argv.pop(1))
     unittest.main(verbosity=2)

@@ -1,4 +1,4 @@
-// The answers the README shows (and ListVariants' presets), as the tests expect them.
+// The answers docs/http.md shows (and ListVariants' presets), as the tests expect them.
 import { GameStatus_State, IllegalReason, Seat } from "./gen/halma/v1/halma_pb";
 
 export const brainking8Start = "4bbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0";

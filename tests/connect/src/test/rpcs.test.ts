@@ -1,6 +1,6 @@
 // Every RPC of halma.v1.HalmaRules through the Connect protocol over
 // HTTP/1.1: POST with JSON, POST with binary protobuf, and the GET form
-// with each; the answers are the README's, checked field by field.
+// with each; the answers are docs/http.md's, checked field by field.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@connectrpc/connect";
