@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The one command for all tests: installs the Debian and npm packages,
-# builds, runs every test (engine, differential, service, process,
-# reflection with buf curl), the attack suite (tests/attack) and a short
-# soak (tests/soak) against the real binary, the API gate (buf lint, format
-# and breaking), the Python, Node and Go clients against the real binary,
-# the service benchmark's smoke run, the sanitizer builds (ASan+UBSan over
-# every test and the fuzz targets, TSan over the service tests:
-# scripts/sanitizers.sh), then the deployment checks (container image and
-# Kubernetes manifests). Each stage prints its time.
+# checks that every program and Python module the scripts and tests run
+# comes from them (scripts/check-deps.sh), builds, runs every test (engine,
+# differential, service, process, reflection with buf curl), the attack
+# suite (tests/attack) and a short soak (tests/soak) against the real
+# binary, the API gate (buf lint, format and breaking), the Python, Node and
+# Go clients against the real binary, the service benchmark's smoke run, the
+# sanitizer builds (ASan+UBSan over every test and the fuzz targets, TSan
+# over the service tests: scripts/sanitizers.sh), then the deployment checks
+# (container image and Kubernetes manifests). Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 START=$SECONDS
@@ -23,6 +24,11 @@ stage() {
 }
 
 stage "packages" bash scripts/install-deps.sh
+# Every program and Python module the scripts and tests use comes from a
+# package that install-deps.sh names (or an Essential one), the npm lock
+# files or the build: a tool installed by hand on this machine cannot hide a
+# missing install step. A few seconds.
+stage "deps check" bash scripts/check-deps.sh
 stage "build" bash scripts/build.sh
 stage "ctest" ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 \
   --timeout 900

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./build.sh
-python3 bench.py
-python3 hostile.py "$@"
+/usr/bin/python3 bench.py
+/usr/bin/python3 hostile.py "$@"

@@ -25,7 +25,7 @@ named explicitly runs even if it is --full-only). Prints one line per
 attack and finally "N passed, M failed"; exits 0 when every bound held.
 
 Needs Debian's /usr/bin/python3 with python3-grpcio, python3-protobuf and
-python3-h2 (for hpack), and protoc (the modules are generated at run time).
+python3-hpack, and protoc (the modules are generated at run time).
 """
 
 import argparse

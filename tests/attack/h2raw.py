@@ -5,7 +5,7 @@ are HPACK "literal without indexing, new name" fields, so that one encoded
 block can be reused for every stream and the client is not held back by any
 local protocol bookkeeping: it opens as many streams as it likes, whatever
 SETTINGS_MAX_CONCURRENT_STREAMS the server announces. Only the incoming side
-is decoded (with the `hpack` package that python3-h2 depends on), to count
+is decoded (with the `hpack` package, Debian's python3-hpack), to count
 what the server answers: RST_STREAM codes, GOAWAY, grpc-status of trailers.
 
 Every socket is non-blocking and is only ever connected to 127.0.0.1.
