@@ -11,16 +11,23 @@ The message classes are the generated ones, re-exported here as
 """
 
 from ._client import DEFAULT_TIMEOUT, HalmaClient, RetryPolicy, VariantLike
-from ._errors import HalmaError
+from ._errors import HalmaError, HalmaStreamError
+from ._stream import DEFAULT_WINDOW, AdjudicateStreamCall, RecordError, StreamRecord, StreamResult
 from ._gen import halma_pb2, health_pb2
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "DEFAULT_WINDOW",
+    "AdjudicateStreamCall",
     "HalmaClient",
     "HalmaError",
+    "HalmaStreamError",
+    "RecordError",
     "RetryPolicy",
+    "StreamRecord",
+    "StreamResult",
     "VariantLike",
     "halma_pb2",
     "health_pb2",

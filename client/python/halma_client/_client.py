@@ -1,9 +1,14 @@
-"""HalmaClient: typed, blocking calls to halma.v1.HalmaRules and grpc.health.v1.Health."""
+"""HalmaClient: typed, blocking calls to halma.v1.HalmaRules and grpc.health.v1.Health.
+
+A unary RPC is one method of a few lines: build the request, then
+``self._rules_call("Name", request, ResponseType, timeout)``.
+"""
 
 from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +19,7 @@ import grpc
 
 from ._errors import HalmaError
 from ._gen import halma_pb2, halma_pb2_grpc, health_pb2, health_pb2_grpc
+from ._stream import DEFAULT_WINDOW, AdjudicateStreamCall, StreamRecord
 
 __all__ = ["HalmaClient", "RetryPolicy", "VariantLike", "DEFAULT_TIMEOUT"]
 
@@ -94,8 +100,9 @@ class HalmaClient:
     ``options`` are extra gRPC channel arguments and ``interceptors`` client
     interceptors to wrap the channel in.
 
-    Every call returns the response message, typed by the generated .pyi
-    stubs, or raises :class:`HalmaError` carrying the gRPC code and message.
+    Every unary call returns the response message, typed by the generated
+    .pyi stubs, or raises :class:`HalmaError` carrying the gRPC code and
+    message; :meth:`adjudicate_stream` returns an iterator of results.
     An instance is thread-safe; use it as a context manager (or call
     :meth:`close`) to close its channel. Creating one does not connect: the
     first call does.
@@ -161,9 +168,8 @@ class HalmaClient:
 
     def list_variants(self, *, timeout: Optional[float] = None) -> halma_pb2.ListVariantsResponse:
         """The named variants with their parameters and start positions."""
-        return self._call(self._rules.ListVariants, _RULES + "ListVariants",
-                          halma_pb2.ListVariantsResponse,
-                          halma_pb2.ListVariantsRequest(), timeout)
+        return self._rules_call("ListVariants", halma_pb2.ListVariantsRequest(),
+                                halma_pb2.ListVariantsResponse, timeout)
 
     def legal_moves(self, variant: VariantLike, *, position: str = "", origin: str = "",
                     timeout: Optional[float] = None) -> halma_pb2.LegalMovesResponse:
@@ -173,8 +179,7 @@ class HalmaClient:
         """
         request = halma_pb2.LegalMovesRequest(
             variant=_to_variant(variant), position=position, origin=origin)
-        return self._call(self._rules.LegalMoves, _RULES + "LegalMoves",
-                          halma_pb2.LegalMovesResponse, request, timeout)
+        return self._rules_call("LegalMoves", request, halma_pb2.LegalMovesResponse, timeout)
 
     def validate_move(self, variant: VariantLike, move: str, *, position: str = "",
                       timeout: Optional[float] = None) -> halma_pb2.ValidateMoveResponse:
@@ -185,8 +190,7 @@ class HalmaClient:
         """
         request = halma_pb2.ValidateMoveRequest(
             variant=_to_variant(variant), position=position, move=move)
-        return self._call(self._rules.ValidateMove, _RULES + "ValidateMove",
-                          halma_pb2.ValidateMoveResponse, request, timeout)
+        return self._rules_call("ValidateMove", request, halma_pb2.ValidateMoveResponse, timeout)
 
     def adjudicate(self, variant: VariantLike, moves: Iterable[str], *,
                    start_position: str = "",
@@ -194,8 +198,53 @@ class HalmaClient:
         """Replays a game record; ``illegal_move`` is set when a move is illegal."""
         request = halma_pb2.AdjudicateRequest(
             variant=_to_variant(variant), start_position=start_position, moves=moves)
-        return self._call(self._rules.Adjudicate, _RULES + "Adjudicate",
-                          halma_pb2.AdjudicateResponse, request, timeout)
+        return self._rules_call("Adjudicate", request, halma_pb2.AdjudicateResponse, timeout)
+
+    def perft(self, variant: VariantLike, depth: int, *, position: str = "",
+              split_by_first_move: bool = False,
+              timeout: Optional[float] = None) -> halma_pb2.PerftResponse:
+        """Counts the move sequences of ``depth`` plies from ``position`` (docs/perft.md).
+
+        ``nodes`` is the count; with ``split_by_first_move``, ``first_moves``
+        gives each first move's count in the order :meth:`legal_moves` lists
+        the moves. A depth beyond the server's ``--max_perft_depth`` is
+        ``INVALID_ARGUMENT``; a count that outlasts the deadline
+        ``DEADLINE_EXCEEDED``.
+        """
+        request = halma_pb2.PerftRequest(variant=_to_variant(variant), position=position,
+                                         depth=depth, split_by_first_move=split_by_first_move)
+        return self._rules_call("Perft", request, halma_pb2.PerftResponse, timeout)
+
+    def adjudicate_stream(self, records: Iterable[StreamRecord], *,
+                          window: int = DEFAULT_WINDOW,
+                          timeout: Optional[float] = None) -> AdjudicateStreamCall:
+        """Adjudicates many records on one AdjudicateStream call.
+
+        ``records`` is any iterable of ``AdjudicateStreamRequest`` (an id and a
+        record), ``(id, AdjudicateRequest)`` pairs or bare ``AdjudicateRequest``
+        (whose id is then its 0-based index, in decimal). Iterating the
+        returned :class:`AdjudicateStreamCall` yields one :class:`StreamResult`
+        per record, in input order: its ``response`` (an illegal move
+        included) or its ``error`` (code and message, e.g. a malformed
+        record's ``INVALID_ARGUMENT``); the stream goes on after either.
+
+        At most ``window`` records are read from ``records`` and not yet
+        answered: the input is read lazily (from a gRPC thread) as answers
+        are taken. ``timeout`` (default: the client's) covers the whole
+        stream, resends included; give a batch the time it needs. When the
+        stream ends ``UNAVAILABLE`` (a server shutting down answers what it
+        received first), the unanswered records are sent again, in order
+        and with their ids, on a new stream, followed by the rest: at most
+        ``retry.max_attempts`` streams in a row that answer nothing, with
+        the retry backoff between them, never past the deadline. Any other
+        failure, or retries used up, raises :class:`HalmaStreamError`
+        saying how many records were answered and which were not.
+        """
+        budget = self._budget(timeout)
+        return AdjudicateStreamCall(
+            self._rules.AdjudicateStream, records, window=window,
+            deadline=None if budget is None else time.monotonic() + budget,
+            retry=self._retry, wait=self._wait_reconnecting)
 
     # --- grpc.health.v1.Health ----------------------------------------------
 
@@ -212,12 +261,23 @@ class HalmaClient:
 
     # --- the one place calls are made -----------------------------------------
 
-    def _call(self, rpc: Any, method: str, response_type: Type[_Response], request: Any,
-              timeout: Optional[float]) -> _Response:
-        """Calls ``rpc``, retrying on UNAVAILABLE; returns its response or raises HalmaError."""
+    def _rules_call(self, name: str, request: Any, response_type: Type[_Response],
+                    timeout: Optional[float]) -> _Response:
+        """A unary call of halma.v1.HalmaRules: ``name`` is the RPC's name in the .proto."""
+        return self._call(getattr(self._rules, name), _RULES + name, response_type, request,
+                          timeout)
+
+    def _budget(self, timeout: Optional[float]) -> Optional[float]:
+        """The seconds a call may take: ``timeout``, else the client's default."""
         budget = self._timeout if timeout is None else timeout
         if budget is not None and budget <= 0:
             raise ValueError("timeout must be positive")
+        return budget
+
+    def _call(self, rpc: Any, method: str, response_type: Type[_Response], request: Any,
+              timeout: Optional[float]) -> _Response:
+        """Calls ``rpc``, retrying on UNAVAILABLE; returns its response or raises HalmaError."""
+        budget = self._budget(timeout)
         deadline = None if budget is None else time.monotonic() + budget
         attempt = 0
         while True:
@@ -242,8 +302,8 @@ class HalmaClient:
                        method, message, attempt, self._retry.max_attempts, delay)
             self._wait_reconnecting(delay)
 
-    def _wait_reconnecting(self, seconds: float) -> None:
-        """Sleeps while the channel tries to reconnect.
+    def _wait_reconnecting(self, seconds: float, wake: Optional[threading.Event] = None) -> None:
+        """Sleeps while the channel tries to reconnect (until ``wake`` is set, if given).
 
         gRPC Python runs the channel's reconnect timers only while something
         polls the channel; a failed call stops polling at once, so a channel
@@ -255,6 +315,9 @@ class HalmaClient:
 
         self._channel.subscribe(on_state, try_to_connect=True)
         try:
-            time.sleep(seconds)
+            if wake is None:
+                time.sleep(seconds)
+            else:
+                wake.wait(seconds)
         finally:
             self._channel.unsubscribe(on_state)

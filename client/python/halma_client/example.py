@@ -8,7 +8,9 @@ a3 at the start, validates a legal and an illegal move, then plays N plies
 (each side taking the move that brings it furthest toward its target corner,
 the first in the server's order on a tie, every move validated before it is
 played), adjudicates the record it played
-and a record with an illegal move, printing what the server answers.
+and a record with an illegal move, counts the move sequences of two plies
+(perft) and adjudicates three records on one AdjudicateStream call, printing
+what the server answers.
 Exit status: 0 done, 1 a call failed (the gRPC code and message on stderr),
 2 bad usage.
 """
@@ -109,6 +111,26 @@ def play(client: HalmaClient, plies: int) -> None:
     illegal = result.illegal_move
     print(f"Adjudicate {' '.join(bad)}: {result.moves_played} moves played, illegal move "
           f"{illegal.move} at ply {illegal.ply}: {reason(illegal.reason)}: {illegal.message}")
+
+    counts = client.perft(VARIANT, 2, split_by_first_move=True)
+    first = counts.first_moves[0]
+    print(f"Perft depth 2 from the start: {counts.nodes} sequences, {len(counts.first_moves)} "
+          f"first moves ({first.move}: {first.nodes})")
+
+    variant = halma_pb2.Variant(preset=VARIANT)
+    records = [("played", halma_pb2.AdjudicateRequest(variant=variant, moves=record)),
+               ("bad", halma_pb2.AdjudicateRequest(variant=variant, moves=bad)),
+               ("malformed", halma_pb2.AdjudicateRequest(variant=variant, moves=["b1-z9"]))]
+    print("AdjudicateStream, three records on one call:")
+    with client.adjudicate_stream(records) as stream:
+        for each in stream:
+            if each.error is not None:
+                print(f"  {each.id}: error {each.error}")
+            elif each.response is not None:
+                print(f"  {each.id}: {each.response.moves_played} moves played, "
+                      + (f"illegal move at ply {each.response.illegal_move.ply}"
+                         if each.response.HasField("illegal_move")
+                         else describe(each.response.status)))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

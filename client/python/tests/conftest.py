@@ -17,6 +17,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, List, Optional
@@ -26,6 +27,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 LISTEN_LINE = re.compile(r"halma_server listening on (\S+):(\d+)")
+HTTP_PORT = re.compile(r'"http_port":(\d+)')
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,6 +46,7 @@ class Server:
         self.binary = binary
         self.log: List[str] = []
         self.port: Optional[int] = None
+        self.http_port: Optional[int] = None
         self._proc = subprocess.Popen(
             [binary, "--host=127.0.0.1", f"--port={port}", "--http_port=0", *flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -56,6 +59,8 @@ class Server:
                 self.log.append(line)
                 found = LISTEN_LINE.search(line)
                 if found and self.port is None:
+                    http = HTTP_PORT.search(line)
+                    self.http_port = int(http.group(1)) if http else None
                     self.port = int(found.group(2))
                     listening.set()
             listening.set()  # EOF: the server exited.
@@ -69,6 +74,20 @@ class Server:
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of a Prometheus metric's samples with these labels (GET /metrics)."""
+        assert self.http_port is not None, "the server serves no HTTP port"
+        # No proxy from the environment for a loopback address.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(f"http://127.0.0.1:{self.http_port}/metrics", timeout=10) as page:
+            text = page.read().decode()
+        wanted = [f'{key}="{value}"' for key, value in labels.items()]
+        total = 0.0
+        for line in text.splitlines():
+            if line.startswith(name + "{") and all(label in line for label in wanted):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
 
     def stop(self) -> int:
         """SIGTERM (SIGKILL after 20 s); returns the exit status."""

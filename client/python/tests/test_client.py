@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, List
+from typing import Any, Iterator, List
 
 import grpc
 import pytest
@@ -131,6 +131,84 @@ def test_custom_variant(client: HalmaClient) -> None:
     # The same through a ready Variant message.
     again = client.adjudicate(halma_pb2.Variant(custom=spec), ["b1-d3"])
     assert again.moves_played == 1
+
+
+# --- Perft -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant,position", [
+    (BRAINKING, ""), (BRAINKING, AFTER_B1_D3), ("classic-16x16-4p", ""),
+    (halma_pb2.VariantSpec(board_size=6, seat_count=2, camp_rows=[3, 2, 1]), "")])
+def test_perft_depth_1_counts_the_legal_moves(client: HalmaClient, variant: Any,
+                                              position: str) -> None:
+    legal = client.legal_moves(variant, position=position)
+    assert legal.count > 0
+    answer = client.perft(variant, 1, position=position)
+    assert answer.nodes == legal.count
+    assert len(answer.first_moves) == 0  # Only when asked for.
+    assert client.perft(variant, 0, position=position).nodes == 1
+
+
+def test_perft_depth_2_split_by_first_move(client: HalmaClient) -> None:
+    answer = client.perft(BRAINKING, 2, position=AFTER_B1_D3, split_by_first_move=True)
+    legal = client.legal_moves(BRAINKING, position=AFTER_B1_D3)
+    # One entry per legal first move, in LegalMoves' order, as origin-destination.
+    assert [f.move for f in answer.first_moves] == [
+        f"{m.origin}-{m.destination}" for m in legal.moves]
+    assert sum(f.nodes for f in answer.first_moves) == answer.nodes
+    # Each first move's count is the number of replies in the position it leads to.
+    for first, move in zip(answer.first_moves, legal.moves):
+        after = client.validate_move(BRAINKING, move.path, position=AFTER_B1_D3).position_after
+        assert first.nodes == client.legal_moves(BRAINKING, position=after).count, first.move
+
+
+def test_perft_depth_beyond_the_servers_limit_names_the_field(
+        client: HalmaClient, server_binary: str, counter: AttemptCounter) -> None:
+    with pytest.raises(HalmaError) as caught:
+        client.perft(BRAINKING, 9)
+    assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.message == "depth: 9, expected 0 to 8 (this server's max_perft_depth)"
+    assert caught.value.method == "halma.v1.HalmaRules/Perft"
+    assert counter.codes() == [grpc.StatusCode.INVALID_ARGUMENT]
+    with pytest.raises(HalmaError) as caught:
+        client.perft(BRAINKING, -1)
+    assert caught.value.message.startswith("depth: -1, expected 0 to 8")
+    limited = Server(server_binary, "--max_perft_depth=2")
+    try:
+        with HalmaClient(limited.target) as shallow:
+            assert shallow.perft(BRAINKING, 2).nodes == client.perft(BRAINKING, 2).nodes
+            with pytest.raises(HalmaError) as caught:
+                shallow.perft(BRAINKING, 3)
+    finally:
+        assert limited.stop() == 0
+    assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.message == "depth: 3, expected 0 to 2 (this server's max_perft_depth)"
+
+
+def test_perft_of_a_malformed_position_names_the_field(client: HalmaClient) -> None:
+    with pytest.raises(HalmaError) as caught:
+        client.perft(BRAINKING, 1, position="4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0")
+    assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.message == (
+        'position: position "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0": '
+        'rank 8 "4bbbbb" holds more than 8 squares, expected 8')
+
+
+def test_perft_deadline_exceeded_is_not_retried(client: HalmaClient,
+                                                counter: AttemptCounter) -> None:
+    # Depth 8 from the start of classic-16x16 is some 10^14 sequences (depth
+    # 6 alone takes a CPU minute, docs/perft.md): no machine counts them
+    # within the deadline.
+    begin = time.monotonic()
+    with pytest.raises(HalmaError) as caught:
+        client.perft("classic-16x16", 8, timeout=0.2)
+    elapsed = time.monotonic() - begin
+    assert caught.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert caught.value.attempts == 1
+    assert counter.codes() == [grpc.StatusCode.DEADLINE_EXCEEDED]
+    assert elapsed < 5, elapsed
+    # The server stopped counting: the next call is answered at once.
+    assert client.perft(BRAINKING, 1, timeout=5).nodes == 24
 
 
 def test_variant_of_the_wrong_type_is_a_type_error(client: HalmaClient) -> None:

@@ -56,8 +56,15 @@ def test_example_plays_a_short_game(example: Runner, server: Server) -> None:
     played = [line for line in lines if line.startswith("Adjudicate a1-c3 ")]
     assert len(played) == 1 and "6 moves played, w to move" in played[0], lines
     assert played[0].endswith(" w 3,3 (as played)"), played
-    assert lines[-1] == ("Adjudicate b1-d3 h7-f5 a1-b2: 2 moves played, illegal move a1-b2 "
-                         "at ply 3: DESTINATION_OCCUPIED: b2 is occupied")
+    assert ("Adjudicate b1-d3 h7-f5 a1-b2: 2 moves played, illegal move a1-b2 "
+            "at ply 3: DESTINATION_OCCUPIED: b2 is occupied") in lines
+    assert "Perft depth 2 from the start: 576 sequences, 24 first moves (a1-c3: 24)" in lines
+    assert lines[-4:] == [
+        "AdjudicateStream, three records on one call:",
+        "  played: 6 moves played, w to move",
+        "  bad: 2 moves played, illegal move at ply 3",
+        '  malformed: error INVALID_ARGUMENT: moves[0] (ply 1): move "b1-z9": square 2: '
+        "square \"z9\": file 'z' is off the 8x8 board, expected a..h"]
 
 
 def test_example_over_tls(example: Runner, tls_server: Server, tls_dir: Path) -> None:
