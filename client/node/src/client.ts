@@ -1,6 +1,8 @@
 // HalmaClient: a Promise-based client of halma.v1.HalmaRules and
 // grpc.health.v1.Health over @grpc/grpc-js, with per-call deadlines, TLS and
-// retries of UNAVAILABLE with exponential backoff.
+// retries of UNAVAILABLE with exponential backoff. A unary RPC is one method
+// of one line (`this.call(HalmaRulesService.name, Request.fromPartial(request),
+// options)`); AdjudicateStream's call is in stream.ts.
 
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
@@ -14,112 +16,23 @@ import {
   LegalMovesResponse,
   ListVariantsRequest,
   ListVariantsResponse,
+  PerftRequest,
+  PerftResponse,
   ValidateMoveRequest,
   ValidateMoveResponse,
 } from "./gen/halma/v1/halma";
 import { HealthCheckRequest, HealthCheckResponse, HealthService } from "./gen/grpc/health/v1/health";
-
-/** A failed call: the gRPC status code and the server's (or grpc-js's) message. */
-export class HalmaError extends Error {
-  /** The gRPC status code, e.g. `grpc.status.INVALID_ARGUMENT` (3). */
-  readonly code: grpc.status;
-  /** The status message, e.g. `variant.preset: variant "x": no such preset, ...`. */
-  readonly details: string;
-  /** The status code's name, e.g. "INVALID_ARGUMENT". */
-  readonly codeName: string;
-  /** The full RPC name, e.g. "halma.v1.HalmaRules/LegalMoves". */
-  readonly method: string;
-  /** How many attempts were made (more than 1 only after UNAVAILABLE). */
-  readonly attempts: number;
-  /** The trailing metadata of the failed attempt. */
-  readonly metadata: grpc.Metadata;
-
-  constructor(method: string, code: grpc.status, details: string, attempts: number, metadata?: grpc.Metadata) {
-    const codeName = grpc.status[code] ?? `CODE_${code}`;
-    super(`${method}: ${codeName}: ${details}`);
-    this.name = "HalmaError";
-    this.code = code;
-    this.details = details;
-    this.codeName = codeName;
-    this.method = method;
-    this.attempts = attempts;
-    this.metadata = metadata ?? new grpc.Metadata();
-  }
-}
-
-/** Retries of UNAVAILABLE (the only status retried). */
-export interface RetryPolicy {
-  /** Attempts in all, the first one included; 1 turns retries off. Default 5. */
-  maxAttempts: number;
-  /** The wait before the second attempt, in ms. Default 100. */
-  initialBackoffMs: number;
-  /** The longest wait between attempts, in ms. Default 2000. */
-  maxBackoffMs: number;
-  /** Each wait is this many times the one before (before jitter). Default 2. */
-  multiplier: number;
-  /** Each wait is drawn from [1 - jitter, 1 + jitter] times its nominal value. Default 0.2. */
-  jitter: number;
-}
-
-/** What `onRetry` is told before each wait. */
-export interface RetryEvent {
-  method: string;
-  /** The attempt that failed (1-based). */
-  attempt: number;
-  /** How long the client now waits before the next attempt. */
-  delayMs: number;
-  error: HalmaError;
-}
-
-/** TLS settings: PEM files. With none of them, the system's root CAs are used. */
-export interface TlsOptions {
-  /** CA certificate(s) that sign the server's certificate. */
-  caFile?: string;
-  /** Client certificate and key, for servers that ask for one (mutual TLS). */
-  certFile?: string;
-  keyFile?: string;
-  /** Check the certificate against this name instead of the target's host. */
-  serverName?: string;
-}
-
-export interface HalmaClientOptions {
-  /** TLS; absent or false means plaintext (for a local server). */
-  tls?: TlsOptions | boolean;
-  /** The deadline of a call that sets none, in ms, all attempts included. Default 10000. */
-  defaultDeadlineMs?: number;
-  /** Overrides of the default retry policy. */
-  retry?: Partial<RetryPolicy>;
-  /** Called before each retry wait (for logging or counting). */
-  onRetry?: (event: RetryEvent) => void;
-  /** Extra grpc-js channel options (they win over the client's own). */
-  channelOptions?: grpc.ChannelOptions;
-}
-
-/** Options of one call. */
-export interface CallOptions {
-  /**
-   * The deadline of this call in ms, counted from when its request has been
-   * encoded (at once, unless it is megabytes long), all attempts and waits
-   * included. Default: the client's `defaultDeadlineMs`.
-   */
-  deadlineMs?: number;
-  /** Request metadata. */
-  metadata?: grpc.Metadata;
-  /** Cancels the call (it then fails with CANCELLED). */
-  signal?: AbortSignal;
-}
-
-/** The defaults of `RetryPolicy`. */
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
-  maxAttempts: 5,
-  initialBackoffMs: 100,
-  maxBackoffMs: 2000,
-  multiplier: 2,
-  jitter: 0.2,
-});
-
-/** The default deadline of a call, in ms. */
-export const DEFAULT_DEADLINE_MS = 10_000;
+import { HalmaError } from "./errors";
+import {
+  CallOptions,
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_RETRY_POLICY,
+  HalmaClientOptions,
+  RetryEvent,
+  RetryPolicy,
+  TlsOptions,
+} from "./options";
+import { AdjudicateStreamCall, StreamOptions, StreamRecord } from "./stream";
 
 interface UnaryMethod<Req, Res> {
   readonly path: string;
@@ -225,6 +138,42 @@ export class HalmaClient {
   /** Replays a game record; the first illegal move, if any, is in `illegalMove`. */
   async adjudicate(request: DeepPartial<AdjudicateRequest>, options?: CallOptions): Promise<AdjudicateResponse> {
     return this.call(HalmaRulesService.adjudicate, AdjudicateRequest.fromPartial(request), options);
+  }
+
+  /**
+   * Counts the move sequences of `depth` plies from `position` (perft,
+   * docs/perft.md); with `splitByFirstMove`, `firstMoves` gives each first
+   * move's count in the order `legalMoves` lists the moves. Counts are
+   * `bigint`. A depth beyond the server's --max_perft_depth is
+   * INVALID_ARGUMENT; a count that outlasts the deadline DEADLINE_EXCEEDED.
+   */
+  async perft(request: DeepPartial<PerftRequest>, options?: CallOptions): Promise<PerftResponse> {
+    return this.call(HalmaRulesService.perft, PerftRequest.fromPartial(request), options);
+  }
+
+  /**
+   * Adjudicates many records on one AdjudicateStream call. `records` is any
+   * iterable or async iterable of `{ id, record }` or `[id, record]`; the
+   * call is an async iterable of one `StreamResult` per record, in input
+   * order: its `response` (an illegal move included) or its `error` (a
+   * malformed record's INVALID_ARGUMENT and the like); the stream goes on
+   * after either.
+   *
+   * At most `window` (default 32) records are taken from the input and not
+   * yet answered: the input is read lazily as results are taken. The
+   * deadline (`deadlineMs`, default the client's) covers the whole stream,
+   * resends included: give a batch the time it needs. When the stream ends
+   * UNAVAILABLE (a server shutting down answers what it received first),
+   * the unanswered records are sent again, in order and with their ids, on
+   * a new stream, then the rest: at most `retry.maxAttempts` streams in a
+   * row that answer nothing, with the retry backoff between them, never
+   * past the deadline. Any other failure, or retries used up, throws a
+   * `HalmaStreamError` saying how many records were answered and which
+   * were not. Leaving the loop early cancels the call; so does `signal`.
+   */
+  adjudicateStream(records: Iterable<StreamRecord> | AsyncIterable<StreamRecord>, options: StreamOptions = {}): AdjudicateStreamCall {
+    const context = { client: this.client, policy: this.policy, onRetry: this.onRetry, isClosed: () => this.closed };
+    return new AdjudicateStreamCall(context, records, options, this.defaultDeadlineMs);
   }
 
   /** Lists the named variants with their parameters and start positions. */

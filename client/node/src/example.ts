@@ -1,5 +1,6 @@
 // A worked example: plays a short game of brainking-8x8 against a
-// halma-rules server and prints every answer.
+// halma-rules server and prints every answer, then counts the sequences of
+// two plies (perft) and adjudicates three records on one AdjudicateStream call.
 //
 // Usage: node dist/example.js HOST:PORT [--ca CA.pem]
 //   --ca: connect with TLS, trusting this PEM CA certificate.
@@ -13,6 +14,7 @@ import {
   healthCheckResponse_ServingStatusToJSON,
   illegalReasonToJSON,
   seatToJSON,
+  StreamRecord,
 } from "./index";
 
 const VARIANT = { preset: "brainking-8x8" };
@@ -97,6 +99,25 @@ async function main(argv: string[]): Promise<number> {
     if (result.illegalMove) {
       const im = result.illegalMove;
       console.log(`  illegal move at ply ${im.ply}: ${im.move}: ${illegalReasonToJSON(im.reason)}: ${im.message}`);
+    }
+
+    const counts = await client.perft({ variant: VARIANT, depth: 2, splitByFirstMove: true });
+    const first = counts.firstMoves[0];
+    console.log(`perft depth 2 from the start: ${counts.nodes} sequences, ${counts.firstMoves.length} first moves (${first.move}: ${first.nodes})`);
+
+    console.log("adjudicateStream, three records on one call:");
+    const records: StreamRecord[] = [
+      ["played", { variant: VARIANT, moves: record }],
+      ["bad", { variant: VARIANT, moves: [...record, "a1-b2"] }],
+      ["malformed", { variant: VARIANT, moves: ["b1-z9"] }],
+    ];
+    for await (const each of client.adjudicateStream(records)) {
+      if (each.error) {
+        console.log(`  ${each.id}: error ${each.error.codeName}: ${each.error.message}`);
+      } else if (each.response) {
+        const im = each.response.illegalMove;
+        console.log(`  ${each.id}: ${each.response.movesPlayed} moves played, ${im ? `illegal move at ply ${im.ply}` : describe(each.response.status)}`);
+      }
     }
 
     try {

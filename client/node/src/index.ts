@@ -1,16 +1,25 @@
 // The public API of the halma-rules Node client.
 
+export { HalmaClient } from "./client";
+export { HalmaError } from "./errors";
 export {
   CallOptions,
   DEFAULT_DEADLINE_MS,
   DEFAULT_RETRY_POLICY,
-  HalmaClient,
   HalmaClientOptions,
-  HalmaError,
   RetryEvent,
   RetryPolicy,
   TlsOptions,
-} from "./client";
+} from "./options";
+export {
+  AdjudicateStreamCall,
+  DEFAULT_WINDOW,
+  HalmaStreamError,
+  StreamRecordError,
+  StreamOptions,
+  StreamRecord,
+  StreamResult,
+} from "./stream";
 export * from "./gen/halma/v1/halma";
 export {
   HealthCheckRequest,

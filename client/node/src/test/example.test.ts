@@ -24,6 +24,14 @@ function checkOutput(stdout: string): void {
   assert.match(stdout, /^ {2}moves played: 6, final position: /m);
   assert.match(stdout, /^ {2}move counts: w 3, b 3$/m);
   assert.match(stdout, /^ {2}illegal move at ply 7: a1-b2: /m);
+  assert.match(stdout, /^perft depth 2 from the start: 576 sequences, 24 first moves \(a1-c3: 24\)$/m);
+  const stream = lines.indexOf("adjudicateStream, three records on one call:");
+  assert.ok(stream > 0, stdout);
+  assert.deepEqual(lines.slice(stream + 1, stream + 4), [
+    "  played: 6 moves played, w to move",
+    "  bad: 6 moves played, illegal move at ply 7",
+    `  malformed: error INVALID_ARGUMENT: moves[0] (ply 1): move "b1-z9": square 2: square "z9": file 'z' is off the 8x8 board, expected a..h`,
+  ]);
   assert.match(stdout, /^an unknown preset: INVALID_ARGUMENT: variant\.preset: variant "brainking-9x9": no such preset/m);
 }
 

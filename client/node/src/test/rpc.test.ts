@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 
 import {
   DecidingRule,
+  DeepPartial,
   GameStatus_State,
   HalmaClient,
   HalmaError,
@@ -14,6 +15,7 @@ import {
   RetryEvent,
   Seat,
   status,
+  Variant,
 } from "../index";
 import { ServerProcess } from "./server";
 
@@ -184,6 +186,75 @@ describe("HalmaClient against halma_server", () => {
       assert.equal(e.code, status.INVALID_ARGUMENT);
       assert.match(e.details, /^move: /);
       return true;
+    });
+  });
+
+  test("perft depth 1 counts the legal moves; depth 0 is 1", async () => {
+    const after = "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0";
+    const cases: [DeepPartial<Variant>, string][] = [
+      [BRAINKING, ""],
+      [BRAINKING, after],
+      [{ preset: "classic-16x16-4p" }, ""],
+      [{ custom: { boardSize: 6, seatCount: 2, campRows: [3, 2, 1] } }, ""],
+    ];
+    for (const [variant, position] of cases) {
+      const legal = await client.legalMoves({ variant, position });
+      assert.ok(legal.count > 0);
+      const counted = await client.perft({ variant, position, depth: 1 });
+      assert.equal(counted.nodes, BigInt(legal.count));
+      assert.deepEqual(counted.firstMoves, []);
+      assert.equal((await client.perft({ variant, position, depth: 0 })).nodes, 1n);
+    }
+  });
+
+  test("perft depth 2 split by first move: LegalMoves' order, counts that sum up", async () => {
+    const position = "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0";
+    const answer = await client.perft({ variant: BRAINKING, position, depth: 2, splitByFirstMove: true });
+    const legal = await client.legalMoves({ variant: BRAINKING, position });
+    assert.deepEqual(
+      answer.firstMoves.map((f) => f.move),
+      legal.moves.map((m) => `${m.origin}-${m.destination}`),
+    );
+    assert.equal(
+      answer.firstMoves.reduce((sum, f) => sum + f.nodes, 0n),
+      answer.nodes,
+    );
+    // Each first move's count is the number of replies in the position it leads to.
+    for (let i = 0; i < legal.moves.length; i++) {
+      const after = await client.validateMove({ variant: BRAINKING, position, move: legal.moves[i].path });
+      const replies = await client.legalMoves({ variant: BRAINKING, position: after.positionAfter });
+      assert.equal(answer.firstMoves[i].nodes, BigInt(replies.count), answer.firstMoves[i].move);
+    }
+  });
+
+  test("perft deeper than the server's --max_perft_depth is INVALID_ARGUMENT naming the field", async () => {
+    await assert.rejects(client.perft({ variant: BRAINKING, depth: 9 }), (e: unknown) => {
+      assert.ok(e instanceof HalmaError);
+      assert.equal(e.code, status.INVALID_ARGUMENT);
+      assert.equal(e.method, "halma.v1.HalmaRules/Perft");
+      assert.equal(e.details, "depth: 9, expected 0 to 8 (this server's max_perft_depth)");
+      assert.equal(e.attempts, 1);
+      return true;
+    });
+    await assert.rejects(client.perft({ variant: BRAINKING, depth: -1 }), { details: /^depth: -1, expected 0 to 8/ });
+    const shallow = await ServerProcess.start(["--max_perft_depth=2"]);
+    const local = new HalmaClient(shallow.target);
+    try {
+      assert.equal((await local.perft({ variant: BRAINKING, depth: 2 })).nodes, (await client.perft({ variant: BRAINKING, depth: 2 })).nodes);
+      await assert.rejects(local.perft({ variant: BRAINKING, depth: 3 }), {
+        code: status.INVALID_ARGUMENT,
+        details: "depth: 3, expected 0 to 2 (this server's max_perft_depth)",
+      });
+    } finally {
+      local.close();
+      assert.equal(await shallow.stop(), 0);
+    }
+  });
+
+  test("perft of a malformed position is INVALID_ARGUMENT naming the field", async () => {
+    await assert.rejects(client.perft({ variant: BRAINKING, position: "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0", depth: 1 }), {
+      code: status.INVALID_ARGUMENT,
+      details: 'position: position "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0": rank 8 "4bbbbb" holds more than 8 squares, expected 8',
     });
   });
 

@@ -2,12 +2,15 @@
 // The binary's path comes from $HALMA_SERVER (test.sh sets it).
 
 import { ChildProcess, spawn } from "node:child_process";
+import * as http from "node:http";
 import { createServer } from "node:net";
 import * as path from "node:path";
 
 const LISTEN_LINE = /halma_server listening on (\S+):(\d+)/;
+const HTTP_PORT = /"http_port":(\d+)/;
 
-export const TESTDATA = path.resolve(__dirname, "../../../../tests/service/testdata");
+export const REPO = path.resolve(__dirname, "../../../..");
+export const TESTDATA = path.join(REPO, "tests/service/testdata");
 
 export function serverBinary(): string {
   const binary = process.env.HALMA_SERVER;
@@ -20,13 +23,16 @@ export function serverBinary(): string {
 export class ServerProcess {
   readonly port: number;
   readonly target: string;
+  /** The port of its HTTP listener (metrics), 0 if none. */
+  readonly httpPort: number;
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
   readonly stderr: string[];
 
-  private constructor(child: ChildProcess, port: number, stderr: string[], exited: Promise<number | null>) {
+  private constructor(child: ChildProcess, port: number, httpPort: number, stderr: string[], exited: Promise<number | null>) {
     this.child = child;
     this.port = port;
+    this.httpPort = httpPort;
     this.target = `127.0.0.1:${port}`;
     this.stderr = stderr;
     this.exited = exited;
@@ -58,7 +64,8 @@ export class ServerProcess {
           if (match && !found) {
             found = true;
             clearTimeout(timer);
-            resolve(new ServerProcess(child, Number(match[2]), stderr, exited));
+            const httpPort = Number(HTTP_PORT.exec(line)?.[1] ?? 0);
+            resolve(new ServerProcess(child, Number(match[2]), httpPort, stderr, exited));
           }
         }
       });
@@ -72,6 +79,30 @@ export class ServerProcess {
           reject(new Error(`halma_server exited (${code}) before listening; stderr:\n${stderr.join("\n")}`));
         }
       });
+    });
+  }
+
+  /** The sum of a Prometheus metric's samples with these labels (GET /metrics). */
+  metric(name: string, labels: Record<string, string> = {}): Promise<number> {
+    const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+    return new Promise((resolve, reject) => {
+      const request = http.get({ host: "127.0.0.1", port: this.httpPort, path: "/metrics", timeout: 10_000 }, (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => {
+          let total = 0;
+          for (const line of text.split("\n")) {
+            if (line.startsWith(`${name}{`) && wanted.every((label) => line.includes(label))) {
+              total += Number(line.slice(line.lastIndexOf(" ") + 1));
+            }
+          }
+          resolve(total);
+        });
+        response.on("error", reject);
+      });
+      request.on("timeout", () => request.destroy(new Error("GET /metrics timed out")));
+      request.on("error", reject);
     });
   }
 
