@@ -30,7 +30,7 @@ from collections import deque
 from dataclasses import dataclass
 from types import TracebackType
 from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Iterable, Iterator, List,
-                    Optional, Tuple, Union)
+                    Optional, Set, Tuple, Union)
 
 import grpc
 
@@ -209,6 +209,7 @@ class AdjudicateStreamCall(Iterator[StreamResult]):
         self._failures = 0  # Attempts in a row that ended UNAVAILABLE with no answer.
         self._answered_this_attempt = 0
         self._resent = 0
+        self._resent_records: Set[int] = set()  # id() of the records in the window resent.
 
     @property
     def answered(self) -> int:
@@ -222,7 +223,8 @@ class AdjudicateStreamCall(Iterator[StreamResult]):
 
     @property
     def resent(self) -> int:
-        """Records sent again on a new stream after an UNAVAILABLE left them unanswered."""
+        """Records sent again on a new stream after an UNAVAILABLE left them
+        unanswered (each counted once, however many streams it took)."""
         return self._resent
 
     def __iter__(self) -> AdjudicateStreamCall:
@@ -296,6 +298,8 @@ class AdjudicateStreamCall(Iterator[StreamResult]):
         with window.cv:
             record = window.sent.popleft() if window.sent else None
             window.cv.notify_all()
+        if record is not None:
+            self._resent_records.discard(id(record))
         if record is None:
             raise self._fail(grpc.StatusCode.INTERNAL,
                              f"an answer (id {answer.id[:40]!r}) to a record never sent")
@@ -347,7 +351,10 @@ class AdjudicateStreamCall(Iterator[StreamResult]):
             _log.debug("%s: UNAVAILABLE (%s) after %d answers on attempt %d; resending %d "
                        "records in %.3f s", METHOD, message, self._answered_this_attempt,
                        self._attempts, len(window.sent), delay)
-            self._resent += len(window.sent)
+            for record in window.sent:
+                if id(record) not in self._resent_records:
+                    self._resent_records.add(id(record))
+                    self._resent += 1
             # The unanswered records go first, in order, on the next stream.
             window.unsent.extendleft(reversed(window.sent))
             window.sent.clear()
