@@ -18,6 +18,7 @@ type Client struct {
 	conn   *grpc.ClientConn
 	rules  halmapb.HalmaRulesClient
 	health healthpb.HealthClient
+	policy *callPolicy
 }
 
 // Dial creates a client of the server at target ("host:port", or any
@@ -71,6 +72,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		conn:   conn,
 		rules:  halmapb.NewHalmaRulesClient(conn),
 		health: healthpb.NewHealthClient(conn),
+		policy: policy,
 	}, nil
 }
 
@@ -95,51 +97,58 @@ func Custom(spec *halmapb.VariantSpec) *halmapb.Variant {
 	return &halmapb.Variant{Kind: &halmapb.Variant_Custom{Custom: spec}}
 }
 
+// unary makes a unary call of a generated stub (the client's interceptor
+// gives it the default deadline and the retries) and turns its error into
+// an *Error. A unary RPC of the service is one method calling it.
+func unary[Req, Res any](ctx context.Context, method string,
+	rpc func(context.Context, Req, ...grpc.CallOption) (Res, error), req Req) (Res, error) {
+	resp, err := rpc(ctx, req)
+	if err != nil {
+		var none Res
+		return none, newError(method, err)
+	}
+	return resp, nil
+}
+
 // ValidateMove checks one move of the side to move. An illegal move is an
 // answer with Legal false, Reason and Message, not an error.
 func (c *Client) ValidateMove(ctx context.Context, req *halmapb.ValidateMoveRequest) (*halmapb.ValidateMoveResponse, error) {
-	resp, err := c.rules.ValidateMove(ctx, req)
-	if err != nil {
-		return nil, newError("ValidateMove", err)
-	}
-	return resp, nil
+	return unary(ctx, "ValidateMove", c.rules.ValidateMove, req)
 }
 
 // LegalMoves lists the legal moves of the side to move (of one piece when
 // req.Origin is set).
 func (c *Client) LegalMoves(ctx context.Context, req *halmapb.LegalMovesRequest) (*halmapb.LegalMovesResponse, error) {
-	resp, err := c.rules.LegalMoves(ctx, req)
-	if err != nil {
-		return nil, newError("LegalMoves", err)
-	}
-	return resp, nil
+	return unary(ctx, "LegalMoves", c.rules.LegalMoves, req)
 }
 
 // Adjudicate replays a game record; a record with an illegal move is an
 // answer with IllegalMove set, not an error.
 func (c *Client) Adjudicate(ctx context.Context, req *halmapb.AdjudicateRequest) (*halmapb.AdjudicateResponse, error) {
-	resp, err := c.rules.Adjudicate(ctx, req)
-	if err != nil {
-		return nil, newError("Adjudicate", err)
-	}
-	return resp, nil
+	return unary(ctx, "Adjudicate", c.rules.Adjudicate, req)
+}
+
+// Perft counts the move sequences of req.Depth plies from req.Position
+// (the variant's start when empty): the reference counts of docs/perft.md.
+// With req.SplitByFirstMove, FirstMoves gives each first move's count in
+// the order LegalMoves lists the moves. A depth beyond the server's
+// --max_perft_depth is INVALID_ARGUMENT; a count that outlasts the
+// deadline DEADLINE_EXCEEDED.
+func (c *Client) Perft(ctx context.Context, req *halmapb.PerftRequest) (*halmapb.PerftResponse, error) {
+	return unary(ctx, "Perft", c.rules.Perft, req)
 }
 
 // ListVariants lists the preset variants.
 func (c *Client) ListVariants(ctx context.Context) (*halmapb.ListVariantsResponse, error) {
-	resp, err := c.rules.ListVariants(ctx, &halmapb.ListVariantsRequest{})
-	if err != nil {
-		return nil, newError("ListVariants", err)
-	}
-	return resp, nil
+	return unary(ctx, "ListVariants", c.rules.ListVariants, &halmapb.ListVariantsRequest{})
 }
 
 // Health asks grpc.health.v1.Health/Check about service ("" is the whole
 // server, "halma.v1.HalmaRules" the rules service).
 func (c *Client) Health(ctx context.Context, service string) (healthpb.HealthCheckResponse_ServingStatus, error) {
-	resp, err := c.health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+	resp, err := unary(ctx, "Health", c.health.Check, &healthpb.HealthCheckRequest{Service: service})
 	if err != nil {
-		return healthpb.HealthCheckResponse_UNKNOWN, newError("Health", err)
+		return healthpb.HealthCheckResponse_UNKNOWN, err
 	}
 	return resp.GetStatus(), nil
 }

@@ -432,10 +432,140 @@ func TestExample(t *testing.T) {
 		"w b1-d3: legal, path b1-d3, position after 4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0\n",
 		"w a1-b2: illegal, ILLEGAL_REASON_DESTINATION_OCCUPIED: b2 is occupied\n",
 		"illegal move at ply 3: a1-b2, ILLEGAL_REASON_DESTINATION_OCCUPIED: b2 is occupied\n",
+		"perft depth 2 from the start: 576 sequences, 24 first moves (a1-c3: 24)\n",
+		"adjudicate stream, three records on one call:\n" +
+			"  played: 2 moves played, w to move\n" +
+			"  bad: 2 moves played, illegal move at ply 3\n" +
+			`  malformed: error InvalidArgument: moves[0] (ply 1): move "b1-z9": square 2: square "z9": file 'z' is off the 8x8 board, expected a..h` + "\n",
 		`brainking-9x9: error InvalidArgument: variant.preset: variant "brainking-9x9": no such preset`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the example's output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestPerftDepthOneCountsTheLegalMoves(t *testing.T) {
+	c := dial(t, sharedServer(t).target)
+	after := "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0"
+	for _, tc := range []struct {
+		variant  *halmapb.Variant
+		position string
+	}{
+		{halma.Preset(brainking), ""},
+		{halma.Preset(brainking), after},
+		{halma.Preset("classic-16x16-4p"), ""},
+		{halma.Custom(&halmapb.VariantSpec{BoardSize: 6, SeatCount: 2, CampRows: []int32{3, 2, 1}}), ""},
+	} {
+		legal, err := c.LegalMoves(ctxFor(t, 10*time.Second), &halmapb.LegalMovesRequest{Variant: tc.variant, Position: tc.position})
+		if err != nil || legal.GetCount() == 0 {
+			t.Fatalf("LegalMoves(%v, %q) = %v, %v", tc.variant, tc.position, legal, err)
+		}
+		counted, err := c.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{Variant: tc.variant, Position: tc.position, Depth: 1})
+		if err != nil || counted.GetNodes() != uint64(legal.GetCount()) || len(counted.GetFirstMoves()) != 0 {
+			t.Fatalf("Perft(%v, %q, 1) = %v, %v; want %d nodes", tc.variant, tc.position, counted, err, legal.GetCount())
+		}
+		zero, err := c.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{Variant: tc.variant, Position: tc.position})
+		if err != nil || zero.GetNodes() != 1 {
+			t.Fatalf("Perft(depth 0) = %v, %v; want 1", zero, err)
+		}
+	}
+}
+
+func TestPerftSplitByFirstMove(t *testing.T) {
+	c := dial(t, sharedServer(t).target)
+	position := "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0"
+	resp, err := c.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{
+		Variant: halma.Preset(brainking), Position: position, Depth: 2, SplitByFirstMove: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legal, err := c.LegalMoves(ctxFor(t, 10*time.Second), &halmapb.LegalMovesRequest{Variant: halma.Preset(brainking), Position: position})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetFirstMoves()) != len(legal.GetMoves()) {
+		t.Fatalf("%d first moves, %d legal moves", len(resp.GetFirstMoves()), len(legal.GetMoves()))
+	}
+	var sum uint64
+	for i, first := range resp.GetFirstMoves() {
+		move := legal.GetMoves()[i]
+		// In LegalMoves' order, as origin-destination.
+		if want := move.GetOrigin() + "-" + move.GetDestination(); first.GetMove() != want {
+			t.Fatalf("first move %d is %q, want %q", i, first.GetMove(), want)
+		}
+		// Its count is the number of replies in the position it leads to.
+		after, err := c.ValidateMove(ctxFor(t, 10*time.Second), &halmapb.ValidateMoveRequest{
+			Variant: halma.Preset(brainking), Position: position, Move: move.GetPath()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies, err := c.LegalMoves(ctxFor(t, 10*time.Second), &halmapb.LegalMovesRequest{
+			Variant: halma.Preset(brainking), Position: after.GetPositionAfter()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.GetNodes() != uint64(replies.GetCount()) {
+			t.Fatalf("%s: %d sequences, %d replies", first.GetMove(), first.GetNodes(), replies.GetCount())
+		}
+		sum += first.GetNodes()
+	}
+	if sum != resp.GetNodes() {
+		t.Fatalf("first moves sum to %d, nodes %d", sum, resp.GetNodes())
+	}
+}
+
+func TestPerftErrorsNameTheField(t *testing.T) {
+	var a attempts
+	c := dial(t, sharedServer(t).target, a.option())
+	_, err := c.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{Variant: halma.Preset(brainking), Depth: 9})
+	e := wantError(t, err, "Perft", codes.InvalidArgument)
+	if want := "depth: 9, expected 0 to 8 (this server's max_perft_depth)"; e.Message != want {
+		t.Fatalf("message %q, want %q", e.Message, want)
+	}
+	if a.count() != 1 {
+		t.Fatalf("%d attempts, want 1", a.count())
+	}
+	_, err = c.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{Variant: halma.Preset(brainking), Depth: -1})
+	if e := wantError(t, err, "Perft", codes.InvalidArgument); !strings.HasPrefix(e.Message, "depth: -1, expected 0 to 8") {
+		t.Fatalf("message %q", e.Message)
+	}
+	_, err = c.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{
+		Variant: halma.Preset(brainking), Position: "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0", Depth: 1})
+	want := `position: position "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0": rank 8 "4bbbbb" holds more than 8 squares, expected 8`
+	if e := wantError(t, err, "Perft", codes.InvalidArgument); e.Message != want {
+		t.Fatalf("message %q, want %q", e.Message, want)
+	}
+
+	shallow := dial(t, startServer(t, "--max_perft_depth=2").target)
+	two, err := shallow.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{Variant: halma.Preset(brainking), Depth: 2})
+	if err != nil || two.GetNodes() != 576 {
+		t.Fatalf("Perft(depth 2) with --max_perft_depth=2 = %v, %v", two, err)
+	}
+	_, err = shallow.Perft(ctxFor(t, 10*time.Second), &halmapb.PerftRequest{Variant: halma.Preset(brainking), Depth: 3})
+	if e := wantError(t, err, "Perft", codes.InvalidArgument); e.Message != "depth: 3, expected 0 to 2 (this server's max_perft_depth)" {
+		t.Fatalf("message %q", e.Message)
+	}
+}
+
+func TestPerftDeadline(t *testing.T) {
+	var a attempts
+	c := dial(t, sharedServer(t).target, a.option())
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	// Depth 8 from the start of classic-16x16 is some 10^14 sequences (depth
+	// 6 alone takes a CPU minute, docs/perft.md): no machine counts them
+	// within the deadline.
+	_, err := c.Perft(ctx, &halmapb.PerftRequest{Variant: halma.Preset("classic-16x16"), Depth: 8})
+	wantError(t, err, "Perft", codes.DeadlineExceeded)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(%v, context.DeadlineExceeded) is false", err)
+	}
+	if elapsed := time.Since(began); elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+	if a.count() != 1 {
+		t.Fatalf("%d attempts, want 1", a.count())
 	}
 }

@@ -2,7 +2,8 @@
 // (halma.v1.HalmaRules and grpc.health.v1.Health).
 //
 // Dial connects (plaintext unless WithTLS or WithTLSConfig is given), and
-// every RPC is a method taking a context.Context:
+// every unary RPC (ValidateMove, LegalMoves, Adjudicate, Perft,
+// ListVariants, Health) is a method taking a context.Context:
 //
 //	c, err := halma.Dial("127.0.0.1:50051", halma.WithTimeout(5*time.Second))
 //	if err != nil { ... }
@@ -19,6 +20,15 @@
 // default timeout (WithTimeout, 10 s unless set); a context deadline always
 // wins, shorter or longer. The deadline covers the whole call, retries
 // included.
+//
+// AdjudicateStream returns a *RecordStream: Send records (each with an id)
+// from one goroutine while another calls Recv, which returns one
+// StreamResult per record in order, then io.EOF. Send blocks while the
+// stream's window (WithWindow, DefaultWindow records) is full, so memory
+// stays bounded. A stream ended by UNAVAILABLE (a server shutting down) is
+// opened again and the unanswered records are sent again, in order; a
+// stream that cannot finish ends with a *StreamError saying how many
+// records were answered and which were not.
 //
 // Retries: only UNAVAILABLE is retried (every RPC of the service is
 // stateless, so a repeat is safe), up to WithRetry's number of attempts,

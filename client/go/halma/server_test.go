@@ -3,10 +3,13 @@ package halma_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,13 +25,17 @@ var (
 	exampleBinary = os.Getenv("HALMA_EXAMPLE_BINARY")
 )
 
-var listenLine = regexp.MustCompile(`halma_server listening on (\S+):(\d+)`)
+var (
+	listenLine   = regexp.MustCompile(`halma_server listening on (\S+):(\d+)`)
+	httpPortLine = regexp.MustCompile(`"http_port":(\d+)`)
+)
 
 // serverProcess is halma_server as a child process on 127.0.0.1.
 type serverProcess struct {
-	cmd    *exec.Cmd
-	target string
-	done   chan struct{} // closed when stderr is at its end
+	cmd      *exec.Cmd
+	target   string
+	httpPort string        // of its HTTP listener (metrics)
+	done     chan struct{} // closed when stderr is at its end
 
 	mu     sync.Mutex
 	stderr strings.Builder
@@ -59,7 +66,7 @@ func launch(port int, flags ...string) (*serverProcess, error) {
 		return nil, err
 	}
 	s := &serverProcess{cmd: cmd, done: make(chan struct{})}
-	found := make(chan string, 1)
+	found := make(chan [2]string, 1)
 	go func() {
 		defer close(s.done)
 		scanner := bufio.NewScanner(pipe)
@@ -69,15 +76,20 @@ func launch(port int, flags ...string) (*serverProcess, error) {
 			s.stderr.WriteString(line + "\n")
 			s.mu.Unlock()
 			if m := listenLine.FindStringSubmatch(line); m != nil {
+				httpPort := ""
+				if h := httpPortLine.FindStringSubmatch(line); h != nil {
+					httpPort = h[1]
+				}
 				select {
-				case found <- m[1] + ":" + m[2]:
+				case found <- [2]string{m[1] + ":" + m[2], httpPort}:
 				default:
 				}
 			}
 		}
 	}()
 	select {
-	case s.target = <-found:
+	case f := <-found:
+		s.target, s.httpPort = f[0], f[1]
 		return s, nil
 	case <-s.done:
 	case <-time.After(20 * time.Second):
@@ -90,6 +102,40 @@ func (s *serverProcess) log() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stderr.String()
+}
+
+// metric is the sum of a Prometheus metric's samples with these labels
+// ("key", "value", ...), from GET /metrics.
+func (s *serverProcess) metric(t *testing.T, name string, labels ...string) float64 {
+	t.Helper()
+	client := http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	resp, err := client.Get("http://127.0.0.1:" + s.httpPort + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+lines:
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, name+"{") {
+			continue
+		}
+		for i := 0; i+1 < len(labels); i += 2 {
+			if !strings.Contains(line, labels[i]+`="`+labels[i+1]+`"`) {
+				continue lines
+			}
+		}
+		value, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		total += value
+	}
+	return total
 }
 
 // stop sends SIGTERM (SIGKILL after 20 s) and returns the exit error.

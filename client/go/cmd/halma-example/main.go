@@ -1,7 +1,8 @@
 // Command halma-example plays a short game of Halma against a halma-rules
 // server: it lists the variants, asks for legal moves, validates legal and
-// illegal moves, adjudicates the record and shows an INVALID_ARGUMENT
-// error, printing what the server answers.
+// illegal moves, adjudicates the record, counts the sequences of two plies
+// (perft), adjudicates three records on one AdjudicateStream call and shows
+// an INVALID_ARGUMENT error, printing what the server answers.
 //
 // Usage: halma-example [-tls-ca FILE] [-timeout 5s] HOST:PORT
 package main
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -120,6 +122,18 @@ func play(ctx context.Context, c *halma.Client) error {
 		fmt.Printf("illegal move at ply %d: %s, %s: %s\n", im.GetPly(), im.GetMove(), im.GetReason(), im.GetMessage())
 	}
 
+	counts, err := c.Perft(ctx, &halmapb.PerftRequest{Variant: halma.Preset(variant), Depth: 2, SplitByFirstMove: true})
+	if err != nil {
+		return err
+	}
+	first := counts.GetFirstMoves()[0]
+	fmt.Printf("perft depth 2 from the start: %d sequences, %d first moves (%s: %d)\n",
+		counts.GetNodes(), len(counts.GetFirstMoves()), first.GetMove(), first.GetNodes())
+
+	if err := stream(ctx, c, record); err != nil {
+		return err
+	}
+
 	// A malformed request is an error carrying the gRPC code and message.
 	_, err = c.LegalMoves(ctx, &halmapb.LegalMovesRequest{Variant: halma.Preset("brainking-9x9")})
 	var herr *halma.Error
@@ -128,6 +142,47 @@ func play(ctx context.Context, c *halma.Client) error {
 	}
 	fmt.Printf("brainking-9x9: error %s: %s\n", herr.Code, herr.Message)
 	return nil
+}
+
+// stream adjudicates three records on one AdjudicateStream call: Send
+// from one goroutine, Recv in this one until io.EOF.
+func stream(ctx context.Context, c *halma.Client, record []string) error {
+	s, err := c.AdjudicateStream(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	records := []*halmapb.AdjudicateStreamRequest{
+		{Id: "played", Record: &halmapb.AdjudicateRequest{Variant: halma.Preset(variant), Moves: record[:2]}},
+		{Id: "bad", Record: &halmapb.AdjudicateRequest{Variant: halma.Preset(variant), Moves: record}},
+		{Id: "malformed", Record: &halmapb.AdjudicateRequest{Variant: halma.Preset(variant), Moves: []string{"b1-z9"}}},
+	}
+	go func() {
+		for _, r := range records {
+			if s.Send(r) != nil {
+				return // Recv reports why.
+			}
+		}
+		s.CloseSend()
+	}()
+	fmt.Println("adjudicate stream, three records on one call:")
+	for {
+		r, err := s.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.Err != nil:
+			fmt.Printf("  %s: error %s: %s\n", r.ID, r.Err.Code, r.Err.Message)
+		case r.Response.GetIllegalMove() != nil:
+			fmt.Printf("  %s: %d moves played, illegal move at ply %d\n", r.ID, r.Response.GetMovesPlayed(), r.Response.GetIllegalMove().GetPly())
+		default:
+			fmt.Printf("  %s: %d moves played, %s to move\n", r.ID, r.Response.GetMovesPlayed(), seat(r.Response.GetStatus().GetToMove()))
+		}
+	}
 }
 
 // hops says "step", "1 hop" or "N hops".
