@@ -478,8 +478,9 @@ func TestStreamShutdownResends(t *testing.T) {
 		err    error
 	}
 	restarted := make(chan restart, 1)
+	firstExited := make(chan struct{})
 	var once sync.Once
-	c := dial(t, "127.0.0.1:"+strconv.Itoa(port), halma.WithRetry(40),
+	c := dial(t, "127.0.0.1:"+strconv.Itoa(port), halma.WithRetry(100),
 		halma.WithBackoff(50*time.Millisecond, 250*time.Millisecond))
 	s, err := c.AdjudicateStream(ctxFor(t, 60*time.Second), halma.WithWindow(16))
 	if err != nil {
@@ -493,10 +494,17 @@ func TestStreamShutdownResends(t *testing.T) {
 				// SIGTERM, then a new server on the same port.
 				go func() {
 					exit := first.stop()
+					close(firstExited)
 					second, err := launch(port)
 					restarted <- restart{exit, second, err}
 				}()
 			})
+		}
+		if n == 300 {
+			// Records flowed while the server shut down. Now it is gone for
+			// sure while this stream (at most 316 of 600 records sent) was
+			// open: the stream had to be resumed.
+			<-firstExited
 		}
 	})
 	if len(results) < 150 {

@@ -337,14 +337,16 @@ def test_shutdown_mid_stream_resends_the_unanswered_records(
     first = Server(server_binary, port=port)
     servers = [first]
     exits: List[int] = []
+    first_exited = threading.Event()
 
     def restart() -> None:
         exits.append(first.stop())
+        first_exited.set()
         servers.append(Server(server_binary, port=port))
 
     restarter = threading.Thread(target=restart)
     records = mixed_records(600, seed=2)
-    policy = RetryPolicy(max_attempts=40, initial_backoff=0.05, max_backoff=0.25)
+    policy = RetryPolicy(max_attempts=100, initial_backoff=0.05, max_backoff=0.25)
     results: List[StreamResult] = []
     try:
         with HalmaClient(f"127.0.0.1:{port}", retry=policy, timeout=60) as restarted:
@@ -353,6 +355,11 @@ def test_shutdown_mid_stream_resends_the_unanswered_records(
                     results.append(result)
                     if len(results) == 150:
                         restarter.start()  # SIGTERM, then a new server on the port.
+                    if len(results) == 300:
+                        # Records flowed while the server shut down. Now it is
+                        # gone for sure while this stream (at most 316 of 600
+                        # records sent) was open: the stream had to be resumed.
+                        assert first_exited.wait(30)
     finally:
         if restarter.ident is not None:
             restarter.join()

@@ -389,7 +389,7 @@ describe("adjudicateStream", () => {
     let restarting: Promise<void> | undefined;
     const retries: RetryEvent[] = [];
     const local = new HalmaClient(`127.0.0.1:${port}`, {
-      retry: { maxAttempts: 40, initialBackoffMs: 50, maxBackoffMs: 250 },
+      retry: { maxAttempts: 100, initialBackoffMs: 50, maxBackoffMs: 250 },
       defaultDeadlineMs: 60_000,
       onRetry: (e) => retries.push(e),
     });
@@ -397,14 +397,24 @@ describe("adjudicateStream", () => {
     const results: StreamResult[] = [];
     try {
       const call = local.adjudicateStream(records, { window: 16 });
+      let firstExited: Promise<void> | undefined;
       for await (const result of call) {
         results.push(result);
         if (results.length === 150) {
           // SIGTERM, then a new server on the same port.
-          restarting = first.stop().then(async (code) => {
+          const stopped = first.stop();
+          firstExited = stopped.then((code) => {
             exits.push(code);
+          });
+          restarting = firstExited.then(async () => {
             second = await ServerProcess.start([], port);
           });
+        }
+        if (results.length === 300) {
+          // Records flowed while the server shut down. Now it is gone for
+          // sure while this stream (at most 316 of 600 records sent) was
+          // open: the stream had to be resumed.
+          await firstExited;
         }
       }
       await restarting;
