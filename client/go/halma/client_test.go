@@ -276,7 +276,10 @@ func TestDeadline(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: errors.Is(%v, context.DeadlineExceeded) is false", what, err)
 		}
-		if elapsed > 800*time.Millisecond || (replay > 300*time.Millisecond && elapsed > replay*2/3) {
+		// Cut short: well under the whole replay's time (which grows with
+		// the machine's load as this call's does), or under 800 ms on a
+		// machine so fast that the whole replay takes little more.
+		if elapsed > 800*time.Millisecond && elapsed > replay*2/3 {
 			t.Errorf("%s: the call took %v (the whole replay %v), want it to end soon after 100 ms", what, elapsed, replay)
 		}
 		if a.count() != 1 {

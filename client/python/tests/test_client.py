@@ -270,8 +270,10 @@ def test_deadline_exceeded_is_not_retried(slow_server: Server, counter: AttemptC
     assert caught.value.attempts == 1
     assert counter.codes() == [grpc.StatusCode.OK, grpc.StatusCode.DEADLINE_EXCEEDED]
     replay, cut = counter.attempts
-    assert cut.seconds < 0.8, counter.attempts
-    assert cut.seconds < 0.6 * replay.seconds, counter.attempts
+    # Cut short: well under the whole replay's time (which grows with the
+    # machine's load as the cut call's does), or under 0.8 s on a machine
+    # so fast that the whole replay takes little more.
+    assert cut.seconds < max(0.8, 0.6 * replay.seconds), counter.attempts
 
 
 def test_per_call_timeout_overrides_the_default(slow_server: Server) -> None:

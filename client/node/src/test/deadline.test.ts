@@ -19,9 +19,11 @@ describe("deadlines", () => {
   let server: ServerProcess;
   const retries: RetryEvent[] = [];
   // How long the whole replay takes here, encoding included (the first
-  // test measures it): a call cut short by its deadline takes far less,
-  // however loaded the machine.
+  // test measures it). A call cut short by its deadline takes well under
+  // that, however loaded the machine, or under 800 ms on a machine so fast
+  // that the whole replay takes little more.
   let wholeReplayMs = 0;
+  const cutShort = (elapsed: number) => elapsed < Math.max(800, (2 / 3) * wholeReplayMs);
 
   before(async () => {
     server = await ServerProcess.start(SLOW_FLAGS);
@@ -55,7 +57,7 @@ describe("deadlines", () => {
         return true;
       });
       const elapsed = performance.now() - started;
-      assert.ok(elapsed < (2 / 3) * wholeReplayMs, `took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
+      assert.ok(cutShort(elapsed), `took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
       assert.deepEqual(retries, []);
     } finally {
       client.close();
@@ -88,7 +90,7 @@ describe("deadlines", () => {
       const started = performance.now();
       await assert.rejects(client.adjudicate(SLOW_REQUEST), { code: status.DEADLINE_EXCEEDED, attempts: 1 });
       const elapsed = performance.now() - started;
-      assert.ok(elapsed < (2 / 3) * wholeReplayMs, `took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
+      assert.ok(cutShort(elapsed), `took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
       assert.deepEqual(retries, []);
       // The server is still fine for the next call on the same channel.
       const { variants } = await client.listVariants({ deadlineMs: 5000 });
