@@ -24,6 +24,9 @@ PACKAGES=(
   # The Connect protocol's HTTP/1.1 listener (docs/http-library-choice.md),
   # and curl for its tests
   libmicrohttpd-dev curl
+  # libcurl: the HTTP client of `halmactl conformance --protocol connect`
+  # (client/halmactl/conformance.cc)
+  libcurl4-openssl-dev
   # Metrics: prometheus-cpp's core (registry, text format); Prometheus
   # itself and promtool for the metrics tests
   prometheus-cpp-dev prometheus

@@ -648,9 +648,9 @@ int CmdConformance(const CommandLine& cl, client::HalmaClient& client) {
     std::cout << conformance::JsonText(report) << "\n";
   } else {
     std::cout << absl::StrFormat(
-        "halmactl conformance: %d cases of %s against %s over %s in %.2f s: "
+        "halmactl conformance: %d %s of %s against %s over %s in %.2f s: "
         "%d passed, %d failed",
-        passed + failed, suite_dir, cl.target, protocol, seconds, passed,
+        passed + failed, passed + failed == 1 ? "case" : "cases", suite_dir, cl.target, protocol, seconds, passed,
         failed);
     if (skipped > 0) {
       std::cout << absl::StrFormat(", %d skipped (not for %s)", skipped,

@@ -29,7 +29,7 @@ HALMACTL = SERVER = SUITE = None  # From argv.
 LISTEN = re.compile(r"listening on [^ ]*:(\d+) ")
 HTTP = re.compile(r"; http [^ ]*:(\d+) \(Connect protocol\)")
 SUMMARY = re.compile(
-    r"halmactl conformance: (\d+) cases of (\S+) against (\S+) over (\w+) "
+    r"halmactl conformance: (\d+) cases? of (\S+) against (\S+) over (\w+) "
     r"in ([\d.]+) s: (\d+) passed, (\d+) failed(?:, (\d+) skipped)?")
 RUN_TIMEOUT = 120
 
@@ -264,7 +264,9 @@ class ConformanceTest(unittest.TestCase):
         done = run(self.target("grpc"), "--suite=" + SUITE,
                    "--filter=-area:limits")
         self.assertEqual(summary(done.stdout)["cases"], len(no_limits))
-        one = self.cases[0]["id"]
+        ids = [c["id"] for c in self.cases]
+        one = next(i for i in ids
+                   if sum(other.startswith(i) for other in ids) == 1)
         done = run(self.target("grpc"), "--suite=" + SUITE,
                    "--filter=id:" + one)
         self.assertEqual(summary(done.stdout)["cases"], 1)
@@ -307,6 +309,76 @@ class ConformanceTest(unittest.TestCase):
         done = run(self.target("grpc"), "--suite=" + folder)
         self.assertEqual(done.returncode, 2)
         self.assertIn("is also the id of a.jsonl:1", done.stderr)
+
+    def test_docs_examples_are_what_halmactl_prints(self):
+        """docs/conformance.md: its example cases are lines of the suite,
+        its table counts the suite's files, and its console examples are
+        what halmactl prints (the time aside), for a copy of the suite
+        changed as the page says for the failing one."""
+        doc_path = os.path.join(SUITE, "..", "..", "docs", "conformance.md")
+        with open(doc_path, encoding="utf-8") as f:
+            doc = f.read()
+        lines = {}
+        for name, cases in self.suite.items():
+            with open(os.path.join(SUITE, name), encoding="utf-8") as f:
+                for line in f:
+                    lines[json.loads(line)["id"]] = line.rstrip("\n")
+        quoted = 0
+        for block in re.findall(r"```json\n(.*?)```", doc, re.S):
+            case = json.loads(block)
+            if case["id"] in lines:
+                self.assertEqual(block.rstrip("\n"), lines[case["id"]])
+                quoted += 1
+        self.assertGreaterEqual(quoted, 2)
+        for name, count in re.findall(r"^\| `(\w+\.jsonl)` \| (\d+) \|", doc,
+                                      re.M):
+            self.assertEqual(len(self.suite[name]), int(count), name)
+        self.assertIn("\n%d cases, in one file" % len(self.cases), doc)
+        # The changed copy the failure example runs on.
+        changed = tempfile.mkdtemp(dir=self.tmp)
+        with open(os.path.join(changed, "validate_move.jsonl"), "w") as f:
+            with open(os.path.join(SUITE, "validate_move.jsonl"),
+                      encoding="utf-8") as src:
+                for line in src:
+                    case = json.loads(line)
+                    if case["id"] == "validate_move/pass/forced":
+                        case["expect"]["fields"]["status"]["toMove"] = \
+                            "SEAT_W"
+                        line = json.dumps(case) + "\n"
+                    f.write(line)
+        for name in self.suite:
+            if name != "validate_move.jsonl":
+                shutil.copy(os.path.join(SUITE, name), changed)
+        grpc_target = "127.0.0.1:%d" % self.server.port
+        http_target = "127.0.0.1:%d" % self.server.http_port
+        replacements = [("localhost:50051", grpc_target),
+                        ("localhost:8080", http_target),
+                        ("conformance/suite", SUITE), ("/tmp/suite", changed)]
+        seconds = re.compile(r" in [\d.]+ s: ")
+        runs = 0
+        for block in re.findall(r"```console\n(.*?)```", doc, re.S):
+            for command in re.split(r"^\$ ", block, flags=re.M)[1:]:
+                command_line, _, shown = command.partition("\n")
+                args = command_line.split()
+                self.assertEqual(args[:2], ["halmactl", "conformance"])
+                for old, new in replacements:
+                    args = [a.replace(old, new) for a in args]
+                done = subprocess.run([HALMACTL] + args[1:],
+                                      capture_output=True, text=True,
+                                      timeout=RUN_TIMEOUT)
+                out = done.stdout
+                for old, new in replacements:
+                    out = out.replace(new, old)
+                out_lines = out.splitlines()
+                for i, want in enumerate(shown.rstrip("\n").splitlines()):
+                    if want == "...":
+                        break
+                    self.assertLess(i, len(out_lines), command_line)
+                    self.assertEqual(seconds.sub(" in X s: ", out_lines[i]),
+                                     seconds.sub(" in X s: ", want),
+                                     command_line)
+                runs += 1
+        self.assertEqual(runs, 3)
 
     def test_help(self):
         done = subprocess.run([HALMACTL, "help", "conformance"],
