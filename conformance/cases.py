@@ -1327,7 +1327,7 @@ def malformed(s, vectors):
                 ["malformed-move"], {"variant": v, "move": text},
                 "INVALID_ARGUMENT", "move", quotable(text))
     # Records (Adjudicate's moves): the index of the first bad move.
-    records = [(r, i) for r, i in BAD_RECORDS]
+    records = list(BAD_RECORDS)
     for vec in vectors["malformed"]:
         if vec["kind"] == "record":
             moves = vec["input"]["moves"]

@@ -33,7 +33,7 @@ class Server:
              "--playground=false", "--grace_period_seconds=2"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, env=env)
-        self.port = self.http_port = None
+        self.port = self.http_port = self.drain = None
         lines = []
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -51,7 +51,8 @@ class Server:
             raise RuntimeError("halma_server did not start:\n" +
                                "".join(lines[-20:]))
         # Keep reading its log so that it never blocks on a full pipe.
-        threading.Thread(target=self._drain, daemon=True).start()
+        self.drain = threading.Thread(target=self._drain, daemon=True)
+        self.drain.start()
 
     def _drain(self):
         for _ in self.proc.stderr:
@@ -65,6 +66,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=15)
+        if self.drain is not None:
+            self.drain.join(timeout=10)
+        self.proc.stderr.close()
 
 
 def load_messages(protoc, proto_root):

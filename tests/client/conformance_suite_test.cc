@@ -89,19 +89,17 @@ TEST(ConformanceCompare, ElementsOfListsAreSubsetsToo) {
                     "hops":1},
                    {"origin":"a1","destination":"b1","path":"a1-b1",
                     "hops":0}]})";
-  EXPECT_THAT(Diff(R"({"moves":[{"origin":"a1","hops":1},{"hops":0}]})",
-                   moves),
+  EXPECT_THAT(Diff(R"({"moves":[{"origin":"a1","hops":1},{"hops":0}]})", moves),
               IsEmpty());
   EXPECT_THAT(Diff(R"({"moves":[{"hops":1},{"hops":1}]})", moves),
               ElementsAre("moves[1].hops: expected 1, got 0"));
-  EXPECT_THAT(Diff(R"({"moves":[{"hops":0},{"hops":1}]})", moves,
-                   {"moves"}),
+  EXPECT_THAT(Diff(R"({"moves":[{"hops":0},{"hops":1}]})", moves, {"moves"}),
               IsEmpty());
 }
 
 TEST(ConformanceCompare, ValuesAtPaths) {
-  const JsonValue v = Json(
-      R"({"moves":[{"destination":"c3"},{"destination":"b1"}],"n":2})");
+  const JsonValue v =
+      Json(R"({"moves":[{"destination":"c3"},{"destination":"b1"}],"n":2})");
   std::vector<std::string> got;
   for (const JsonValue* item : ValuesAt(v, "moves[].destination")) {
     got.push_back(JsonText(*item));

@@ -2,14 +2,15 @@
 """halmactl conformance against the real halma_server, over gRPC and over
 the Connect protocol's HTTP/JSON.
 
-    conformance_test.py HALMACTL HALMA_SERVER SUITE_DIR [unittest args]
+    conformance_test.py HALMACTL HALMA_SERVER REPO [unittest args]
 
-The published suite (conformance/suite) passes whole over both protocols
-(every case run, the gRPC-only ones skipped over HTTP), with the summary
-per RPC and area and the --json report; a copy of the suite with wrong
-expectations planted in it fails on exactly those cases, naming them and
-the differences; --filter chooses cases; an unreachable server exits 1 and
-an unreadable suite 2. Every run is bounded by a timeout.
+The published suite (REPO/conformance/suite) passes whole over both
+protocols (every case run, the gRPC-only ones skipped over HTTP), with the
+summary per RPC and area and the --json report, and over gRPC with TLS; a
+copy of the suite with wrong expectations planted in it fails on exactly
+those cases, naming them and the differences; --filter chooses cases; an
+unreachable server exits 1 and an unreadable suite 2; docs/conformance.md's
+examples are what halmactl prints. Every run is bounded by a timeout.
 """
 
 import json
@@ -25,7 +26,7 @@ import threading
 import time
 import unittest
 
-HALMACTL = SERVER = SUITE = None  # From argv.
+HALMACTL = SERVER = REPO = SUITE = None  # From argv.
 LISTEN = re.compile(r"listening on [^ ]*:(\d+) ")
 HTTP = re.compile(r"; http [^ ]*:(\d+) \(Connect protocol\)")
 SUMMARY = re.compile(
@@ -37,15 +38,15 @@ RUN_TIMEOUT = 120
 class Server:
     """halma_server on 127.0.0.1, free gRPC and HTTP ports, default limits."""
 
-    def __init__(self):
+    def __init__(self, *extra):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("HALMA_")}
         self.proc = subprocess.Popen(
             [SERVER, "--host=127.0.0.1", "--port=0", "--http_port=0",
-             "--grace_period_seconds=2"],
+             "--grace_period_seconds=2", *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, env=env)
-        self.port = self.http_port = None
+        self.port = self.http_port = self.drain = None
         deadline = time.monotonic() + 30
         lines = []
         while time.monotonic() < deadline:
@@ -61,7 +62,8 @@ class Server:
         if self.port is None:
             self.stop()
             raise AssertionError("no start-up line: %s" % "".join(lines))
-        threading.Thread(target=self._drain, daemon=True).start()
+        self.drain = threading.Thread(target=self._drain, daemon=True)
+        self.drain.start()
 
     def _drain(self):
         for _ in self.proc.stderr:
@@ -75,6 +77,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=20)
+        if self.drain is not None:
+            self.drain.join(timeout=10)
+        self.proc.stderr.close()
 
 
 def run(*args):
@@ -315,7 +320,7 @@ class ConformanceTest(unittest.TestCase):
         its table counts the suite's files, and its console examples are
         what halmactl prints (the time aside), for a copy of the suite
         changed as the page says for the failing one."""
-        doc_path = os.path.join(SUITE, "..", "..", "docs", "conformance.md")
+        doc_path = os.path.join(REPO, "docs", "conformance.md")
         with open(doc_path, encoding="utf-8") as f:
             doc = f.read()
         lines = {}
@@ -380,6 +385,24 @@ class ConformanceTest(unittest.TestCase):
                 runs += 1
         self.assertEqual(runs, 3)
 
+    def test_grpc_over_tls(self):
+        certs = os.path.join(REPO, "tests", "service", "testdata")
+        server = Server("--tls_cert=" + os.path.join(certs, "server.crt"),
+                        "--tls_key=" + os.path.join(certs, "server.key"))
+        try:
+            target = "--target=127.0.0.1:%d" % server.port
+            want = [c for c in self.cases if c["rpc"].endswith("/LegalMoves")]
+            done = run(target, "--suite=" + SUITE, "--filter=rpc:LegalMoves",
+                       "--ca_cert=" + os.path.join(certs, "server.crt"),
+                       "--tls_server_name=localhost")
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            self.assertEqual(summary(done.stdout)["passed"], len(want))
+            # Plaintext to a TLS port never connects.
+            done = run(target, "--suite=" + SUITE, "--deadline_ms=2000")
+            self.assertEqual(done.returncode, 1, done.stdout)
+        finally:
+            server.stop()
+
     def test_help(self):
         done = subprocess.run([HALMACTL, "help", "conformance"],
                               capture_output=True, text=True, timeout=30)
@@ -388,5 +411,6 @@ class ConformanceTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    HALMACTL, SERVER, SUITE = sys.argv[1:4]
+    HALMACTL, SERVER, REPO = sys.argv[1:4]
+    SUITE = os.path.join(REPO, "conformance", "suite")
     unittest.main(argv=sys.argv[:1] + sys.argv[4:], verbosity=2)
