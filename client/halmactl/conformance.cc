@@ -103,9 +103,9 @@ class GrpcTransport : public Transport {
     if (client_->WaitForConnected(std::chrono::milliseconds(wait_ms))) {
       return absl::OkStatus();
     }
-    return absl::UnavailableError(absl::StrCat(
-        "could not connect to ", client_->options().target, " over gRPC in ",
-        wait_ms, " ms"));
+    return absl::UnavailableError(
+        absl::StrCat("could not connect to ", client_->options().target,
+                     " over gRPC in ", wait_ms, " ms"));
   }
 
   CallResult Call(const pb::MethodDescriptor* method,
@@ -125,22 +125,23 @@ class GrpcTransport : public Transport {
     std::condition_variable done_cv;
     bool done = false;
     grpc::Status status;
-    stub_.UnaryCall(&context,
-                    absl::StrCat("/", method->service()->full_name(), "/",
-                                 method->name()),
-                    grpc::StubOptions(), &request_buffer, &response_buffer,
-                    [&](grpc::Status s) {
-                      std::lock_guard<std::mutex> lock(mu);
-                      status = std::move(s);
-                      done = true;
-                      done_cv.notify_one();
-                    });
+    stub_.UnaryCall(
+        &context,
+        absl::StrCat("/", method->service()->full_name(), "/", method->name()),
+        grpc::StubOptions(), &request_buffer, &response_buffer,
+        [&](grpc::Status s) {
+          std::lock_guard<std::mutex> lock(mu);
+          status = std::move(s);
+          done = true;
+          done_cv.notify_one();
+        });
     {
       std::unique_lock<std::mutex> lock(mu);
       done_cv.wait(lock, [&] { return done; });
     }
     if (!status.ok()) {
-      result.code = conformance::CodeNameOf(static_cast<int>(status.error_code()));
+      result.code =
+          conformance::CodeNameOf(static_cast<int>(status.error_code()));
       result.message = status.error_message();
       return result;
     }
@@ -181,7 +182,8 @@ class ConnectTransport : public Transport {
   ConnectTransport(const CommandLine& cl) : cl_(cl) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     curl_ = curl_easy_init();
-    const bool tls = cl.tls || !cl.ca_cert.empty() || !cl.tls_server_name.empty();
+    const bool tls =
+        cl.tls || !cl.ca_cert.empty() || !cl.tls_server_name.empty();
     std::string authority = cl.target;
     if (!cl.tls_server_name.empty()) {
       // Connect to the target, but name (and check) the server as given.
@@ -201,7 +203,8 @@ class ConnectTransport : public Transport {
     headers_ = curl_slist_append(headers_, "Expect:");
     if (cl.deadline_ms > 0) {
       headers_ = curl_slist_append(
-          headers_, absl::StrCat("Connect-Timeout-Ms: ", cl.deadline_ms).c_str());
+          headers_,
+          absl::StrCat("Connect-Timeout-Ms: ", cl.deadline_ms).c_str());
     }
   }
   ~ConnectTransport() override {
@@ -254,8 +257,8 @@ class ConnectTransport : public Transport {
       pb::util::JsonParseOptions options;
       // A newer server may answer with fields this halmactl does not know.
       options.ignore_unknown_fields = true;
-      const auto parsed = pb::util::JsonStringToMessage(
-          answer, result.response.get(), options);
+      const auto parsed =
+          pb::util::JsonStringToMessage(answer, result.response.get(), options);
       if (!parsed.ok()) {
         result.code = "INTERNAL";
         result.message = absl::StrCat(
@@ -282,15 +285,16 @@ class ConnectTransport : public Transport {
     }
     if (code_value != nullptr &&
         code_value->kind_case() == JsonValue::kStringValue) {
-      result.code = conformance::CodeNameFromConnect(code_value->string_value());
+      result.code =
+          conformance::CodeNameFromConnect(code_value->string_value());
       if (message_value != nullptr &&
           message_value->kind_case() == JsonValue::kStringValue) {
         result.message = message_value->string_value();
       }
     } else {
       result.code = CodeOfHttpStatus(http_status);
-      result.message = absl::StrCat("HTTP ", http_status, ": ",
-                                    answer.substr(0, 200));
+      result.message =
+          absl::StrCat("HTTP ", http_status, ": ", answer.substr(0, 200));
     }
     return result;
   }
@@ -402,20 +406,19 @@ CallResult CallJson(Transport& transport, const pb::MethodDescriptor* method,
 
 Outcome RunCase(const Case& c, Transport& transport) {
   Outcome out;
-  CallResult result =
-      CallJson(transport, c.method, c.request_json,
-               !(c.kind == ExpectKind::kError && c.code == "RESOURCE_EXHAUSTED"));
+  CallResult result = CallJson(
+      transport, c.method, c.request_json,
+      !(c.kind == ExpectKind::kError && c.code == "RESOURCE_EXHAUSTED"));
   out.got = result.ok ? AnswerJson(*result.response) : ErrorJson(result);
   switch (c.kind) {
     case ExpectKind::kAnswer:
       if (!result.ok) {
-        out.differences.push_back(absl::StrCat("expected an answer, got ",
-                                               result.code, ": ",
-                                               result.message));
+        out.differences.push_back(absl::StrCat(
+            "expected an answer, got ", result.code, ": ", result.message));
         break;
       }
-      out.differences = conformance::Differences(c.fields, &out.got,
-                                                 c.unordered);
+      out.differences =
+          conformance::Differences(c.fields, &out.got, c.unordered);
       break;
     case ExpectKind::kError:
       if (result.ok) {
@@ -424,13 +427,14 @@ Outcome RunCase(const Case& c, Transport& transport) {
         break;
       }
       if (result.code != c.code) {
-        out.differences.push_back(absl::StrCat(
-            "code: expected ", c.code, ", got ", result.code));
+        out.differences.push_back(
+            absl::StrCat("code: expected ", c.code, ", got ", result.code));
       }
-      if (!c.field.empty() && !conformance::NamesField(result.message, c.field)) {
+      if (!c.field.empty() &&
+          !conformance::NamesField(result.message, c.field)) {
         out.differences.push_back(absl::StrCat(
-            "message: expected it to name the field ", c.field,
-            " (\"", c.field, ": ...\"), got ",
+            "message: expected it to name the field ", c.field, " (\"", c.field,
+            ": ...\"), got ",
             conformance::JsonText(StringValue(result.message), 300)));
       }
       for (const std::string& text : c.contains) {
@@ -444,18 +448,16 @@ Outcome RunCase(const Case& c, Transport& transport) {
       break;
     case ExpectKind::kDeterministic: {
       if (!result.ok) {
-        out.differences.push_back(absl::StrCat("expected an answer, got ",
-                                               result.code, ": ",
-                                               result.message));
+        out.differences.push_back(absl::StrCat(
+            "expected an answer, got ", result.code, ": ", result.message));
         break;
       }
       const std::string first = conformance::JsonText(out.got);
       for (int i = 1; i < c.calls && out.differences.empty(); ++i) {
         CallResult again = CallJson(transport, c.method, c.request_json);
         if (!again.ok) {
-          out.differences.push_back(absl::StrCat("call ", i + 1, ": ",
-                                                 again.code, ": ",
-                                                 again.message));
+          out.differences.push_back(absl::StrCat(
+              "call ", i + 1, ": ", again.code, ": ", again.message));
         } else if (conformance::JsonText(AnswerJson(*again.response)) !=
                    first) {
           const JsonValue other = AnswerJson(*again.response);
@@ -469,17 +471,16 @@ Outcome RunCase(const Case& c, Transport& transport) {
     }
     case ExpectKind::kMember: {
       if (!result.ok) {
-        out.differences.push_back(absl::StrCat("expected an answer, got ",
-                                               result.code, ": ",
-                                               result.message));
+        out.differences.push_back(absl::StrCat(
+            "expected an answer, got ", result.code, ": ", result.message));
         break;
       }
       CallResult pool_result =
           CallJson(transport, c.in_method, c.in_request_json);
       if (!pool_result.ok) {
-        out.differences.push_back(absl::StrCat(
-            c.in_rpc, ": expected an answer, got ", pool_result.code, ": ",
-            pool_result.message));
+        out.differences.push_back(
+            absl::StrCat(c.in_rpc, ": expected an answer, got ",
+                         pool_result.code, ": ", pool_result.message));
         break;
       }
       const JsonValue pool_answer = AnswerJson(*pool_result.response);
@@ -496,10 +497,10 @@ Outcome RunCase(const Case& c, Transport& transport) {
       for (const JsonValue* v : values) {
         const std::string text = conformance::JsonText(*v);
         if (std::find(pool.begin(), pool.end(), text) == pool.end()) {
-          out.differences.push_back(absl::StrCat(
-              c.path, ": ", conformance::JsonText(*v, 200),
-              " is not among the values of ", c.in_path, " of ", c.in_rpc,
-              "'s answer"));
+          out.differences.push_back(
+              absl::StrCat(c.path, ": ", conformance::JsonText(*v, 200),
+                           " is not among the values of ", c.in_path, " of ",
+                           c.in_rpc, "'s answer"));
         }
       }
       break;
@@ -593,9 +594,8 @@ int CmdConformance(const CommandLine& cl, client::HalmaClient& client) {
   int passed = 0, failed = 0, skipped = 0;
   for (const Case& c : *cases) {
     const bool for_protocol =
-        c.protocols.empty() ||
-        std::find(c.protocols.begin(), c.protocols.end(), protocol) !=
-            c.protocols.end();
+        c.protocols.empty() || std::find(c.protocols.begin(), c.protocols.end(),
+                                         protocol) != c.protocols.end();
     if (!filter->Selects(c)) continue;
     if (!for_protocol) {
       ++skipped;
@@ -633,7 +633,8 @@ int CmdConformance(const CommandLine& cl, client::HalmaClient& client) {
     fields["by_area"] = TallyJson(by_area);
     auto* list = fields["failures"].mutable_list_value();
     for (const Failure& f : failures) {
-      auto& item = *list->add_values()->mutable_struct_value()->mutable_fields();
+      auto& item =
+          *list->add_values()->mutable_struct_value()->mutable_fields();
       item["id"] = StringValue(f.c->id);
       item["rpc"] = StringValue(f.c->rpc);
       item["source"] = StringValue(f.c->source);
@@ -650,8 +651,8 @@ int CmdConformance(const CommandLine& cl, client::HalmaClient& client) {
     std::cout << absl::StrFormat(
         "halmactl conformance: %d %s of %s against %s over %s in %.2f s: "
         "%d passed, %d failed",
-        passed + failed, passed + failed == 1 ? "case" : "cases", suite_dir, cl.target, protocol, seconds, passed,
-        failed);
+        passed + failed, passed + failed == 1 ? "case" : "cases", suite_dir,
+        cl.target, protocol, seconds, passed, failed);
     if (skipped > 0) {
       std::cout << absl::StrFormat(", %d skipped (not for %s)", skipped,
                                    protocol);

@@ -91,8 +91,7 @@ absl::StatusOr<std::vector<std::string>> StringList(const JsonValue& object,
 
 // The method an RPC name ("halma.v1.HalmaRules/LegalMoves") names in the
 // descriptors this program was built with.
-absl::StatusOr<const pb::MethodDescriptor*> FindMethod(
-    const std::string& rpc) {
+absl::StatusOr<const pb::MethodDescriptor*> FindMethod(const std::string& rpc) {
   // Naming a message of halma.proto links its generated code in, which
   // registers the file (its messages and service) in the generated pool.
   (void)::halma::v1::ListVariantsRequest::descriptor();
@@ -117,13 +116,12 @@ absl::StatusOr<const pb::MethodDescriptor*> FindMethod(
 // Checks that `json` parses as the request message of `method`.
 absl::Status CheckRequest(const pb::MethodDescriptor* method,
                           const std::string& json, absl::string_view key) {
-  std::unique_ptr<pb::Message> message(
-      pb::MessageFactory::generated_factory()
-          ->GetPrototype(method->input_type())
-          ->New());
+  std::unique_ptr<pb::Message> message(pb::MessageFactory::generated_factory()
+                                           ->GetPrototype(method->input_type())
+                                           ->New());
   pb::util::JsonParseOptions options;
-  const auto status = pb::util::JsonStringToMessage(json, message.get(),
-                                                    options);
+  const auto status =
+      pb::util::JsonStringToMessage(json, message.get(), options);
   if (!status.ok()) {
     return Bad(absl::StrCat("\"", key, "\": not a ",
                             method->input_type()->full_name(), ": ",
@@ -331,14 +329,13 @@ void Compare(const JsonValue& want, const JsonValue* got,
     return;
   }
   if (!SameScalar(want, *got)) {
-    out->push_back(absl::StrCat(where, ": expected ",
-                                JsonText(want, kShownValueBytes), ", got ",
-                                JsonText(*got, kShownValueBytes),
-                                want.kind_case() == got->kind_case()
-                                    ? ""
-                                    : absl::StrCat(" (a ", TypeName(*got),
-                                                   ", not a ", TypeName(want),
-                                                   ")")));
+    out->push_back(
+        absl::StrCat(where, ": expected ", JsonText(want, kShownValueBytes),
+                     ", got ", JsonText(*got, kShownValueBytes),
+                     want.kind_case() == got->kind_case()
+                         ? ""
+                         : absl::StrCat(" (a ", TypeName(*got), ", not a ",
+                                        TypeName(want), ")")));
   }
 }
 
@@ -364,7 +361,8 @@ absl::Status ParseExpect(const JsonValue& expect, Case* c) {
   } else if (*kind == "error") {
     c->kind = ExpectKind::kError;
     absl::StatusOr<std::string> code = StringMember(expect, "code");
-    if (!code.ok()) return Bad(absl::StrCat("expect.", code.status().message()));
+    if (!code.ok())
+      return Bad(absl::StrCat("expect.", code.status().message()));
     if (!IsStatusCodeName(*code) || *code == "OK") {
       return Bad(absl::StrCat("expect.\"code\": \"", *code,
                               "\" is not a gRPC error code name"));
@@ -396,7 +394,8 @@ absl::Status ParseExpect(const JsonValue& expect, Case* c) {
   } else if (*kind == "member") {
     c->kind = ExpectKind::kMember;
     absl::StatusOr<std::string> path = StringMember(expect, "path");
-    if (!path.ok()) return Bad(absl::StrCat("expect.", path.status().message()));
+    if (!path.ok())
+      return Bad(absl::StrCat("expect.", path.status().message()));
     c->path = *path;
     const JsonValue* in = Member(expect, "in");
     if (in == nullptr || in->kind_case() != JsonValue::kStructValue) {
@@ -600,7 +599,8 @@ std::vector<const JsonValue*> ValuesAt(const JsonValue& value,
                                        absl::string_view path) {
   std::vector<const JsonValue*> current = {&value};
   const std::string spaced = absl::StrReplaceAll(path, {{"[]", ".[]"}});
-  for (absl::string_view part : absl::StrSplit(spaced, '.', absl::SkipEmpty())) {
+  for (absl::string_view part :
+       absl::StrSplit(spaced, '.', absl::SkipEmpty())) {
     std::vector<const JsonValue*> next;
     for (const JsonValue* item : current) {
       if (part == "[]") {
