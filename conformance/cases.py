@@ -226,6 +226,19 @@ def sample_moves(s, variant, position, legal_answer, index):
         first_hop = "-".join(m["path"].split("-")[:2])
         out.append(("chain-prefix", first_hop, ["jumps", "continuations"],
                     {"legal": True}))
+    for m in sorted(hops + chains, key=lambda m: (m["origin"],
+                                                  m["destination"])):
+        origin = halma_rules.parse_square(m["origin"])
+        roundabout = halma_rules.roundabout_chain(rv, board, origin)
+        if roundabout:
+            end = roundabout[-1]
+            fewest = next(x["hops"] for x in moves
+                          if x["origin"] == m["origin"] and
+                          x["destination"] == end)
+            out.append(("chain-not-fewest", "-".join(roundabout),
+                        ["jumps", "continuations"],
+                        {"legal": True, "hops": fewest}))
+            break
     faults = illegal_samples(rv, board, to_move)
     kinds = sorted(faults)
     for k in range(min(3, len(kinds))):
@@ -596,8 +609,8 @@ HAND_MOVES = [
     # Two-square shorthand and its normalised path (section 4).
     ("shorthand/open", OPEN8, D2, "c4-g6", ["shorthand", "jumps"],
      {"legal": True, "hops": 3, "path": "c4-e6-g8-g6"}),
-    ("chain/longer-than-fewest", OPEN8, D2, "c4-e6-g8", ["jumps"],
-     {"legal": True, "hops": 2}),
+    ("chain/two-hops", OPEN8, D2, "c4-e6-g8", ["jumps", "continuations"],
+     {"legal": True, "hops": 2, "continuations": ["g6"]}),
     # Target lock (section 3).
     ("target-lock/step-out", LOCKED8, D2, "h6-h5", ["target-lock"],
      _illegal("leaves-target")),

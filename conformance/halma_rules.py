@@ -204,3 +204,35 @@ def continuations(variant, board, chain):
             continue
         out.append(dst)
     return [square_name(s) for s in sorted(out)]
+
+
+def roundabout_chain(variant, board, origin, limit=20000):
+    """A legal jump chain of the piece on `origin` that uses more hops than
+    the fewest reaching its end (section 3 allows any chain; section 4's
+    normalised path is the fewest-hop one), or None. Depth first, in a fixed
+    order of directions, at most `limit` chains looked at."""
+    fewest = piece_moves(variant, board, origin)
+    seat = board[origin]
+    target = variant.target(seat) if variant.target_lock else None
+
+    def occupied(square):
+        return square != origin and square in board
+
+    stack = [[origin]]
+    seen = 0
+    while stack and seen < limit:
+        chain = stack.pop()
+        seen += 1
+        end = chain[-1]
+        if len(chain) > 2 and fewest.get(end, (0,))[0] < len(chain) - 1:
+            return [square_name(s) for s in chain]
+        for df, dr in reversed(DIRECTIONS):
+            over = (end[0] + df, end[1] + dr)
+            dst = (end[0] + 2 * df, end[1] + 2 * dr)
+            if (not on_board(dst, variant.size) or not occupied(over) or
+                    occupied(dst) or dst in chain):
+                continue
+            if target is not None and end in target and dst not in target:
+                continue
+            stack.append(chain + [dst])
+    return None
