@@ -339,6 +339,10 @@ class ConformanceTest(unittest.TestCase):
                                       re.M):
             self.assertEqual(len(self.suite[name]), int(count), name)
         self.assertIn("\n%d cases, in one file" % len(self.cases), doc)
+        listed = doc.split("name what they cover:", 1)[1].split(
+            "The runner", 1)[0]
+        self.assertEqual(set(re.findall(r"`([a-z-]+)`", listed)),
+                         {a for c in self.cases for a in c["areas"]})
         # The changed copy the failure example runs on.
         changed = tempfile.mkdtemp(dir=self.tmp)
         with open(os.path.join(changed, "validate_move.jsonl"), "w") as f:
