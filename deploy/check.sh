@@ -478,8 +478,9 @@ EOF
   job_ctr=$("${BUILDAH[@]}" from --pull=never --name halma-conformance "$IMAGE")
   for ((index = 0; ; index++)); do
     rc=0
-    mapfile -t JOB_ARGV < <(cd "$HERE" && node tools/job-argv.mjs "$JOB_YAML" "$index") || rc=$?
+    argv_lines=$(cd "$HERE" && node tools/job-argv.mjs "$JOB_YAML" "$index") || rc=$?
     if [[ $rc -eq 3 ]]; then break; fi
+    mapfile -t JOB_ARGV <<<"$argv_lines"
     if [[ $rc -ne 0 || ${#JOB_ARGV[@]} -lt 2 ]]; then
       fail "conformance Job: cannot read container $index of $JOB_YAML"
       break
