@@ -172,14 +172,15 @@ class GrpcTransport : public Transport {
 // The Connect protocol's unary calls (connectrpc.com/docs/protocol): POST
 // /<service>/<method> with the request in JSON; an error is a non-200
 // status with {"code": "...", "message": "..."}. The HTTP client is
-// libcurl (Debian's libcurl4-openssl-dev), not a client of our own: it is
-// the most used and best kept HTTP client library there is, and brings
-// keep-alive, TLS with the system's or a given CA, redirects refused by
-// default and bounded timeouts, none of which a conformance runner should
-// reimplement.
+// libcurl (Debian's libcurl4-openssl-dev), not one of our own: a mature,
+// widely used and maintained library, already in the project's dependencies
+// (prometheus-cpp's), that brings keep-alive, chunked and sized bodies,
+// TLS with the system's or a given CA, timeouts on connect and transfer,
+// and no redirect followed unless asked, none of which a conformance runner
+// should reimplement.
 class ConnectTransport : public Transport {
  public:
-  ConnectTransport(const CommandLine& cl) : cl_(cl) {
+  explicit ConnectTransport(const CommandLine& cl) : cl_(cl) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     curl_ = curl_easy_init();
     const bool tls =
