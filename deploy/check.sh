@@ -4,17 +4,20 @@
 #
 #   bash deploy/check.sh
 #
-# 1. Kubernetes: renders the base and every overlay under deploy/k8s with
-#    `kubectl kustomize` (kubectl 1.33, kustomize v5, from an npm package
-#    pinned in deploy/package-lock.json) and validates every object strictly
-#    against the Kubernetes API schemas (deploy/tools/validate-k8s.mjs). The
-#    broken manifests under deploy/k8s/tests must each be rejected.
+# 1. Kubernetes: renders the base, every overlay and every Job under
+#    deploy/k8s (k8s/jobs/*: the conformance Job) with `kubectl kustomize`
+#    (kubectl 1.33, kustomize v5, from an npm package pinned in
+#    deploy/package-lock.json) and validates every object strictly against
+#    the Kubernetes API schemas (deploy/tools/validate-k8s.mjs). The broken
+#    manifests under deploy/k8s/tests must each be rejected.
 # 2. Image: makes the Dockerfile's base images (debian:bookworm and
 #    debian:bookworm-slim) with debootstrap from the machine's own Debian
 #    mirror, builds deploy/Dockerfile with buildah (vfs storage, chroot
 #    isolation, no pulls), starts the image's server, calls Health,
 #    reflection and LegalMoves on it over gRPC (deploy/tools/grpc-smoke.mjs),
-#    stops it with SIGTERM and reports the image's size.
+#    runs the conformance Job's commands (halmactl conformance over gRPC and
+#    HTTP/JSON, from the image) against it, stops it with SIGTERM and
+#    reports the image's size.
 # Everything it creates lives in one temporary directory, removed at the
 # end; it installs the Debian packages it needs (buildah, debootstrap, ...).
 #
@@ -159,7 +162,7 @@ phase_end
 phase_begin "k8s render+validate"
 mkdir -p "$WORK/k8s"
 targets=("$HERE/k8s/base")
-for d in "$HERE"/k8s/overlays/*/; do targets+=("${d%/}"); done
+for d in "$HERE"/k8s/overlays/*/ "$HERE"/k8s/jobs/*/; do targets+=("${d%/}"); done
 for dir in "${targets[@]}"; do
   name=${dir#"$HERE/k8s/"}
   out="$WORK/k8s/${name//\//-}.yaml"
@@ -467,6 +470,42 @@ EOF
     fail "gRPC calls to the image's server; its output:"
     sed 's/^/    /' "$WORK/server.log"
   fi
+  # The conformance Job (deploy/k8s/jobs/conformance) as a rollout runs it:
+  # each of its containers' command lines, in order, in a container of the
+  # image, with --target pointed at this server (the Service's gRPC port, or
+  # its HTTP port for --protocol=connect).
+  JOB_YAML=$WORK/k8s/jobs-conformance.yaml
+  job_ctr=$("${BUILDAH[@]}" from --pull=never --name halma-conformance "$IMAGE")
+  for ((index = 0; ; index++)); do
+    rc=0
+    argv_lines=$(cd "$HERE" && node tools/job-argv.mjs "$JOB_YAML" "$index") || rc=$?
+    if [[ $rc -eq 3 ]]; then break; fi
+    mapfile -t JOB_ARGV <<<"$argv_lines"
+    if [[ $rc -ne 0 || ${#JOB_ARGV[@]} -lt 2 ]]; then
+      fail "conformance Job: cannot read container $index of $JOB_YAML"
+      break
+    fi
+    name=${JOB_ARGV[0]}
+    argv=("${JOB_ARGV[@]:1}")
+    port=$PORT
+    [[ " ${argv[*]} " == *" --protocol=connect "* ]] && port=$HTTP_PORT
+    for i in "${!argv[@]}"; do
+      [[ "${argv[$i]}" == --target=* ]] && argv[i]="--target=127.0.0.1:$port"
+    done
+    rc=0
+    "${BUILDAH[@]}" run --isolation chroot "$job_ctr" -- "${argv[@]}" \
+      >"$WORK/conformance-$name.log" 2>&1 || rc=$?
+    summary=$(grep -m 1 '^halmactl conformance:' "$WORK/conformance-$name.log" || true)
+    if [[ $rc -eq 0 && "$summary" == *" 0 failed"* ]]; then
+      pass "conformance Job, container $name (${argv[*]}): ${summary#halmactl conformance: }"
+    else
+      fail "conformance Job, container $name (${argv[*]}) exited $rc; its output:"
+      head -n 60 "$WORK/conformance-$name.log" | sed 's/^/    /'
+    fi
+  done
+  if ((index == 0)); then fail "conformance Job: no container in $JOB_YAML"; fi
+  "${BUILDAH[@]}" rm "$job_ctr" >/dev/null
+
   # A short, bounded burst to size the pods: memory high-water mark and CPU
   # time per call.
   LOAD_CALLS=3000

@@ -42,6 +42,9 @@ PACKAGES=(
   # openssl makes the self-signed certificate of the TLS process test
   # (tests/service/process_test.cc)
   openssl
+  # libcurl: the HTTP client of `halmactl conformance --protocol connect`
+  # (client/halmactl/conformance.cc)
+  libcurl4-openssl-dev
   # Metrics: prometheus-cpp's core (registry, text format); Prometheus
   # itself and promtool for the metrics tests
   prometheus-cpp-dev prometheus

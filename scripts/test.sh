@@ -2,13 +2,14 @@
 # The one command for all tests: installs the Debian and npm packages,
 # checks that every program and Python module the scripts and tests run
 # comes from them (scripts/check-deps.sh), builds, runs every test (engine,
-# differential, service, process, reflection with buf curl), the attack
-# suite (tests/attack) and a short soak (tests/soak) against the real
-# binary, the API gate (buf lint, format and breaking), the Python, Node and
-# Go clients against the real binary, the service benchmark's smoke run, the
-# sanitizer builds (ASan+UBSan over every test and the fuzz targets, TSan
-# over the service tests: scripts/sanitizers.sh), then the deployment checks
-# (container image and Kubernetes manifests). Each stage prints its time.
+# differential, service, process, reflection with buf curl), the conformance
+# suite over both protocols, the attack suite (tests/attack) and a short
+# soak (tests/soak) against the real binary, the API gate (buf lint, format
+# and breaking), the Python, Node and Go clients against the real binary,
+# the service benchmark's smoke run, the sanitizer builds (ASan+UBSan over
+# every test and the fuzz targets, TSan over the service tests:
+# scripts/sanitizers.sh), then the deployment checks (container image and
+# Kubernetes manifests). Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 START=$SECONDS
@@ -31,7 +32,12 @@ stage "packages" bash scripts/install-deps.sh
 stage "deps check" bash scripts/check-deps.sh
 stage "build" bash scripts/build.sh
 stage "ctest" ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 \
-  --timeout 900
+  --timeout 900 -LE conformance
+# The conformance suite (docs/conformance.md): halmactl conformance against
+# the real binary over gRPC and HTTP/JSON, a planted wrong expectation
+# detected, and the suite regenerated and compared (generate.py --check).
+stage "conformance" ctest --test-dir "$BUILD_DIR" --output-on-failure \
+  --timeout 300 -L conformance
 # Hostile clients against the real binary with the manifests' flags, one
 # attack at a time on a quiet machine (so after ctest, not beside it): the
 # short mode, a few seconds per attack; --full is the 20 s run of

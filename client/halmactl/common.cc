@@ -46,6 +46,9 @@ const std::map<std::string, FlagInfo>& Flags() {
       {"depth", {true, {"perft"}}},
       {"split", {false, {"perft"}}},
       {"service", {true, {"health"}}},
+      {"suite", {true, {"conformance"}}},
+      {"protocol", {true, {"conformance"}}},
+      {"filter", {true, {"conformance"}}},
   };
   return *flags;
 }
@@ -210,6 +213,12 @@ absl::StatusOr<CommandLine> ParseCommandLine(int argc, char** argv) {
       status = parse_bool(&cl.split);
     } else if (name == "service") {
       cl.service = value;
+    } else if (name == "suite") {
+      cl.suite = value;
+    } else if (name == "protocol") {
+      cl.protocol = value;
+    } else if (name == "filter") {
+      cl.filter = value;
     }
     if (!status.ok()) return status;
   }

@@ -43,7 +43,7 @@ struct CommandLine {
   bool json = false;
   // Command flags (set only when given).
   std::optional<std::string> variant, position, origin, file, service, record,
-      batch;
+      batch, suite, protocol, filter;
   std::optional<int> depth, streams, window, retries;
   bool split = false;
   bool text_out = false;
@@ -104,6 +104,7 @@ int CmdValidate(const CommandLine& cl, client::HalmaClient& client);
 int CmdAdjudicate(const CommandLine& cl, client::HalmaClient& client);
 int CmdPerft(const CommandLine& cl, client::HalmaClient& client);
 int CmdHealth(const CommandLine& cl, client::HalmaClient& client);
+int CmdConformance(const CommandLine& cl, client::HalmaClient& client);
 // adjudicate --batch (batch.cc).
 int CmdAdjudicateBatch(const CommandLine& cl, client::HalmaClient& client);
 

@@ -32,6 +32,7 @@ Commands:
   adjudicate   replay a game record and report the result (--batch: many)
   perft        count the move sequences of a depth from a position
   health       ask the server's health service whether it is serving
+  conformance  run the conformance suite against a server (gRPC or HTTP/JSON)
   help         show this text, or `help COMMAND` for one command
 
 Global flags (before or after the command):
@@ -66,7 +67,8 @@ Exit codes:
   2  usage error (bad command line, unreadable file)
   3  a negative answer: `validate` found the move illegal, `adjudicate` found
      an illegal move in the record (--batch: a record illegal or malformed),
-     `health` found the server not serving
+     `health` found the server not serving, `conformance` found a case
+     that failed
 )";
 
 namespace {
@@ -172,6 +174,40 @@ serving status. Exit code: 0 when SERVING, 3 otherwise, 1 on RPC errors.
 With --json: {"service": NAME, "status": "SERVING"}.
 )";
 
+constexpr char kConformanceUsage[] =
+    R"(Usage: halmactl conformance --target=HOST:PORT [--suite=DIR]
+                            [--protocol=grpc|connect] [--filter=TERMS] [--json]
+
+Runs the conformance suite (docs/conformance.md) against the server at
+--target, one case after another, and reports which cases pass: a summary
+per RPC and per area, then the first failures with the request, the
+expected and the received answer and their differences. It uses nothing
+but the halma.v1 API, so it checks any implementation of it.
+
+--suite=DIR      the suite: every *.jsonl file of DIR (default
+                 /usr/share/halma/conformance, where the container image
+                 has it; in a checkout: conformance/suite)
+--protocol=grpc  gRPC (default): --target is the gRPC port, and --tls,
+                 --ca_cert, --tls_server_name apply as for every command
+--protocol=connect
+                 the Connect protocol's HTTP/JSON: POST /halma.v1.HalmaRules/
+                 <Method> with JSON bodies; --target is the HTTP port
+                 (halma_server's --http_port, 8080 by default), https with
+                 --tls
+--filter=TERMS   only some cases: comma-separated rpc:NAME (LegalMoves or
+                 halma.v1.HalmaRules/LegalMoves), area:NAME, id:PREFIX or a
+                 part of an id; a leading '-' excludes, e.g.
+                 --filter=-area:limits skips the cases that assume the
+                 server's default limits
+--json           print one JSON object: the counts, per RPC and area, and
+                 every failure with its request, expectation, answer and
+                 differences
+--deadline_ms    bounds each call (default 10000)
+
+Exit code: 0 when every case passed, 3 when a case failed, 1 when the
+server could not be reached, 2 for a usage error or an unreadable suite.
+)";
+
 constexpr char kHelpUsage[] = R"(Usage: halmactl help [COMMAND]
 )";
 
@@ -239,6 +275,7 @@ const std::vector<Command>& Commands() {
       {"adjudicate", kAdjudicateUsage, false, true, CmdAdjudicate},
       {"perft", kPerftUsage, true, false, CmdPerft},
       {"health", kHealthUsage, false, false, CmdHealth},
+      {"conformance", kConformanceUsage, false, false, CmdConformance},
       {"help", kHelpUsage, false, false, nullptr},
   };
   return *commands;

@@ -17,7 +17,10 @@
 // 3. Policy (skipped with --no-policy): checks across the objects of one
 //    rendering that the schema cannot express: selectors match the pods,
 //    probes are native gRPC probes on the gRPC port, the shutdown budget
-//    adds up, the security context is the restricted one, etc.
+//    adds up, the security context is the restricted one, etc. A rendering
+//    of Jobs only (deploy/k8s/jobs/*) gets the Job checks instead: bounded,
+//    not retried, restricted, and for the conformance Job, halmactl
+//    conformance against a Service port, one run at a time.
 //
 // Exits 0 when every file is valid, 1 otherwise (each problem printed as
 // "FILE: Kind/name: path: message").
@@ -153,6 +156,9 @@ function policyProblems(objs) {
   );
   if (namespaces.size > 1) add(objs[0], `objects spread over namespaces ${[...namespaces]}`);
 
+  const jobs = byKind("Job");
+  for (const j of jobs) jobProblems(j, add);
+  if (deployments.length === 0 && jobs.length > 0) return out;
   if (deployments.length === 0) add(objs[0], "no Deployment in this rendering");
   for (const d of deployments) {
     const spec = d.spec ?? {};
@@ -252,6 +258,55 @@ function policyProblems(objs) {
     if (ports.length === 0) add(n, "ingress admits nothing");
   }
   return out;
+}
+
+// The checks of a Job's pod: bounded in time, no retries of a failed run,
+// the restricted security context, resources set, pinned images. A
+// conformance Job (component "conformance") runs `halmactl conformance`
+// with a --target and a --suite in every container, and at most one of them
+// as a regular container (the others are init containers): two runs at
+// once could meet in a pod that replays one record at a time. Its pods must
+// not carry the server's labels, or the Services would route to them.
+function jobProblems(job, add) {
+  const spec = job.spec ?? {};
+  const pod = spec.template?.spec ?? {};
+  const labels = spec.template?.metadata?.labels ?? {};
+  if (spec.backoffLimit === undefined) add(job, "spec.backoffLimit must be set");
+  if (!(spec.activeDeadlineSeconds > 0)) add(job, "spec.activeDeadlineSeconds must bound the run");
+  if (!(spec.ttlSecondsAfterFinished >= 0)) add(job, "spec.ttlSecondsAfterFinished must be set (finished Jobs are removed)");
+  if (!["Never", "OnFailure"].includes(pod.restartPolicy)) add(job, "pod restartPolicy must be Never or OnFailure");
+  if (pod.automountServiceAccountToken !== false) add(job, "pod automountServiceAccountToken must be false");
+  const sc = pod.securityContext ?? {};
+  if (sc.runAsNonRoot !== true) add(job, "pod securityContext.runAsNonRoot must be true");
+  if (sc.seccompProfile?.type !== "RuntimeDefault") add(job, "pod seccompProfile must be RuntimeDefault");
+  if (labels["app.kubernetes.io/component"] === "server") add(job, "pod labels are the server's: the Services would select it");
+  const all = [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
+  for (const c of all) {
+    const at = `container ${c.name}`;
+    const image = String(c.image ?? "");
+    const tag = image.includes("@") ? "digest" : image.split("/").pop().split(":")[1];
+    if (!tag || tag === "latest") add(job, `${at}: image ${image} has no pinned tag`);
+    const csc = c.securityContext ?? {};
+    if (csc.allowPrivilegeEscalation !== false) add(job, `${at}: allowPrivilegeEscalation must be false`);
+    if (csc.readOnlyRootFilesystem !== true) add(job, `${at}: readOnlyRootFilesystem must be true`);
+    if (csc.privileged === true) add(job, `${at}: privileged`);
+    if (!(csc.capabilities?.drop ?? []).includes("ALL")) add(job, `${at}: capabilities must drop ALL`);
+    for (const kind of ["requests", "limits"]) {
+      for (const res of ["cpu", "memory"]) {
+        if (c.resources?.[kind]?.[res] === undefined) add(job, `${at}: resources.${kind}.${res} missing`);
+      }
+    }
+  }
+  if (labels["app.kubernetes.io/component"] === "conformance") {
+    if ((pod.containers ?? []).length > 1) add(job, "conformance runs must not overlap: one container, the others init containers");
+    for (const c of all) {
+      const argv = [...(c.command ?? []), ...(c.args ?? [])];
+      const at = `container ${c.name}`;
+      if (!/(^|\/)halmactl$/.test(argv[0] ?? "") || argv[1] !== "conformance") add(job, `${at}: expected halmactl conformance, got ${argv.join(" ")}`);
+      if (!argv.some((a) => /^--target=[^:]+:\d+$/.test(a))) add(job, `${at}: no --target=HOST:PORT`);
+      if (!argv.some((a) => a.startsWith("--suite="))) add(job, `${at}: no --suite=`);
+    }
+  }
 }
 
 // ------------------------------------------------------------------ main --
