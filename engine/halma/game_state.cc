@@ -225,8 +225,10 @@ GameState::GameState(const Variant& variant, const Position& position)
     const Bitboard& pieces = position.pieces[k];
     tally_.outside_target[k] =
         static_cast<std::uint8_t>((pieces & ~variant.TargetCamp(s)).Count());
-    tally_.at_home[k] =
-        static_cast<std::uint8_t>((pieces & variant.HomeCamp(s)).Count());
+    if (rules_ & kHomeExit) {
+      tally_.at_home[k] =
+          static_cast<std::uint8_t>((pieces & variant.HomeCamp(s)).Count());
+    }
     if (tally_.outside_target[k] == 0) tally_.finished.Add(s);
     if (variant.seat_count == 4 &&
         BrokeHomeExit(variant, position, tally_, k)) {

@@ -28,7 +28,8 @@ struct GameTally {
   // finished when this is 0 (rule 1); pieces_per_seat minus it stand in the
   // target.
   std::uint8_t outside_target[kMaxSeats] = {0, 0, 0, 0};
-  // Pieces of the seat still in its home camp (rule 2, the home-exit rule).
+  // Pieces of the seat still in its home camp (rule 2, the home-exit
+  // rule): counted only in variants with a home-exit limit, else 0.
   std::uint8_t at_home[kMaxSeats] = {0, 0, 0, 0};
   // Seats that have finished, and (four-player games) seats eliminated by
   // the home-exit rule: GameStatus::finished and ::eliminated.

@@ -122,6 +122,23 @@ constexpr std::array<ClassShifts, kDirectionCount> MakeStepShifts() {
 }
 inline constexpr auto kStepShifts = MakeStepShifts();
 
+// kStepSquares[s]: the squares one step from s on the 16x16 frame.
+constexpr std::array<Bitboard, kSquareCount> MakeStepSquares() {
+  std::array<Bitboard, kSquareCount> t{};
+  for (int s = 0; s < kSquareCount; ++s) {
+    const int x = FileOf(static_cast<Square>(s));
+    const int y = RankOf(static_cast<Square>(s));
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const int nx = x + kDirX[d], ny = y + kDirY[d];
+      if (nx >= 0 && ny >= 0 && nx < kMaxBoardSize && ny < kMaxBoardSize) {
+        t[s].Set(MakeSquare(nx, ny));
+      }
+    }
+  }
+  return t;
+}
+inline constexpr auto kStepSquares = MakeStepSquares();
+
 // The parts of the step and hop masks that do not depend on the position,
 // for one mover: the grid edges and, under target lock, the mover's target
 // camp (a piece inside it may not step or hop out of it). Computed once per

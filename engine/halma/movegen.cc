@@ -37,20 +37,6 @@ MakeNeighbourTable() {
 }
 constexpr auto kNeighbour = MakeNeighbourTable();
 
-// kStepMask[s]: the squares one step from s on the 16x16 frame.
-constexpr std::array<Bitboard, kSquareCount> MakeStepMasks() {
-  std::array<Bitboard, kSquareCount> t{};
-  for (int s = 0; s < kSquareCount; ++s) {
-    for (int d = 0; d < kDirectionCount; ++d) {
-      if (kNeighbour[s][d] != kNoSquare) {
-        t[s].Set(static_cast<Square>(kNeighbour[s][d]));
-      }
-    }
-  }
-  return t;
-}
-constexpr auto kStepMask = MakeStepMasks();
-
 // Per-position data that every piece's jump closure reuses: landing[d][c]
 // holds the empty squares of class c that a hop in direction d can land on,
 // because it has a piece to jump over (see flood_fill.h). Target lock is
@@ -576,7 +562,7 @@ int FewestHopPath(const Variant& variant, const Position& position,
                 ignore_target_lock ? kUnlocked : variant.MoveMasksOf(seat),
                 &board);
   if (!board.empty_squares.Test(destination)) return 0;
-  if (kStepMask[origin].Test(destination)) {
+  if (kStepSquares[origin].Test(destination)) {
     if (target_camp.Test(origin) && !target_camp.Test(destination)) return 0;
     path[0] = origin;
     path[1] = destination;

@@ -60,31 +60,49 @@ MakeSquareTable() {
 }
 constexpr auto kSquareAt = MakeSquareTable();
 
-// A well-formed path of two to kMaxReadPathSquares squares joined by '-',
-// read in one pass over the characters (file letter, one or two rank
-// digits, then a dash or the end) without building any message. Returns
-// the number of squares, or -1.
-int ReadPath(const char* at, const char* const end, unsigned n,
-             Square* squares) {
-  int count = 0;
-  while (true) {
-    if (end - at < 2 || count == kMaxReadPathSquares) return -1;
+// Paths up to this many characters have at most kMaxReadPathSquares
+// squares (n squares take at least 3 n - 1 characters).
+constexpr std::ptrdiff_t kMaxReadPathText = 3 * (kMaxReadPathSquares + 1) - 2;
+
+// A well-formed path of two or more squares joined by '-', of at most
+// kMaxReadPathText characters, read without building any message. Returns
+// the number of squares, or -1. Every square but the last has a dash after
+// it, so while four characters remain a square is read without testing for
+// the end of the text: a file letter, a digit, then a second digit and a
+// dash, or a dash.
+[[gnu::always_inline]] inline int ReadPath(const char* at,
+                                           const char* const end, unsigned n,
+                                           Square* squares) {
+  if (end - at > kMaxReadPathText) return -1;
+  Square* out = squares;
+  while (end - at >= 4) {
     const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
     unsigned rank = static_cast<unsigned char>(at[1]) - '1';  // 0-based.
+    const unsigned digit = static_cast<unsigned char>(at[2]) - '0';
     if (file >= n || rank > 8) return -1;
-    at += 2;
-    if (at < end) {
-      const unsigned digit = static_cast<unsigned char>(*at) - '0';
-      if (digit <= 9) {
-        rank = rank * 10 + 9 + digit;  // (rank + 1) * 10 + digit - 1.
-        ++at;
-      }
+    const char* dash = at + 2;
+    if (digit <= 9) {
+      rank = rank * 10 + 9 + digit;  // (rank + 1) * 10 + digit - 1.
+      ++dash;
     }
-    if (rank >= n) return -1;
-    squares[count++] = kSquareAt[rank][file];
-    if (at == end) break;
-    if (*at++ != '-') return -1;
+    if (rank >= n || *dash != '-') return -1;
+    *out++ = kSquareAt[rank][file];
+    at = dash + 1;
   }
+  // The last square: two or three characters.
+  const std::ptrdiff_t left = end - at;
+  if (left < 2) return -1;
+  const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
+  unsigned rank = static_cast<unsigned char>(at[1]) - '1';
+  if (file >= n || rank > 8) return -1;
+  if (left == 3) {
+    const unsigned digit = static_cast<unsigned char>(at[2]) - '0';
+    if (digit > 9) return -1;
+    rank = rank * 10 + 9 + digit;
+  }
+  if (rank >= n) return -1;
+  *out++ = kSquareAt[rank][file];
+  const int count = static_cast<int>(out - squares);
   return count < 2 ? -1 : count;
 }
 

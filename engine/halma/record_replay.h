@@ -47,9 +47,10 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
 // The plies between two calls of a replay's checkpoint.
 inline constexpr int kCheckpointInterval = 64;
 
-// The same, calling `checkpoint` every kCheckpointInterval plies while it
-// parses and while it replays: a non-OK status from it stops the replay and
-// is returned as is (the caller's deadline or cancellation).
+// The same, calling `checkpoint` every kCheckpointInterval plies (each ply
+// parsed, checked and played in one pass; after an illegal move the rest
+// only parsed): a non-OK status from it stops the replay and is returned as
+// is (the caller's deadline or cancellation).
 absl::StatusOr<GameRecordResult> AdjudicateRecord(
     const Variant& variant, const Position& start, int move_count,
     absl::FunctionRef<absl::string_view(int)> move_at,
