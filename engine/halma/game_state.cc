@@ -259,9 +259,11 @@ void GameState::Apply(Square origin, Square destination) {
   const int outside = tally_.outside_target[m] + ((camps_from >> target) & 1) -
                       ((camps_to >> target) & 1);
   tally_.outside_target[m] = static_cast<std::uint8_t>(outside);
-  tally_.at_home[m] =
-      static_cast<std::uint8_t>(tally_.at_home[m] + ((camps_to >> home) & 1) -
-                                ((camps_from >> home) & 1));
+  if (rules_ & kHomeExit) {
+    tally_.at_home[m] =
+        static_cast<std::uint8_t>(tally_.at_home[m] + ((camps_to >> home) & 1) -
+                                  ((camps_from >> home) & 1));
+  }
   if (outside == 0) {
     tally_.finished.Add(mover);
   } else {
