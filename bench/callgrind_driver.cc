@@ -10,7 +10,8 @@
 //       LegalMovesAnswer: what the LegalMoves answer needs of the engine
 //       for `count` positions spread over the file (bench/data): parse the
 //       position, its status, format it, and the legal moves with their
-//       paths in answer order.
+//       paths in answer order (with an engine older than
+//       GenerateLegalMovesInAnswerOrder, unordered: its callers sorted them).
 //   halma_callgrind_driver playout <records file> <preset>
 //       PlayUndo: every record played on a GameState and taken back.
 //
@@ -102,8 +103,16 @@ struct LegalScratch {
     const std::string formatted = halma::FormatPosition(*position, variant);
     if (formatted.size() != text.size()) std::abort();
     if (!status.over && !status.must_pass) {
+#ifdef HALMA_HAVE_GAME_STATE
+      // In the answer's order: no sort left for the caller.
+      halma::GenerateLegalMovesInAnswerOrder(variant, *position,
+                                             position->to_move, &scratch->list,
+                                             &scratch->paths);
+#else
+      // Unordered: the service sorted them (AnswerOrder) after this.
       halma::GenerateLegalMovesWithPaths(variant, *position, position->to_move,
                                          &scratch->list, &scratch->paths);
+#endif
       moves += scratch->list.size;
     }
   }

@@ -507,6 +507,154 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
   paths->offset[n] = used;
 }
 
+namespace {
+
+// A square's place in the answer order, file then rank: FileOf << 4 |
+// RankOf, and back.
+struct AnswerKeys {
+  std::uint8_t key[kSquareCount];
+  Square square[kSquareCount];
+  constexpr AnswerKeys() : key(), square() {
+    for (int s = 0; s < kSquareCount; ++s) {
+      const Square sq = static_cast<Square>(s);
+      key[s] = static_cast<std::uint8_t>(FileOf(sq) << 4 | RankOf(sq));
+      square[key[s]] = sq;
+    }
+  }
+};
+constexpr AnswerKeys kAnswerKeys;
+
+// A set of squares by answer key, four 64-bit words.
+struct KeySet {
+  std::uint64_t word[4] = {0, 0, 0, 0};
+  void Add(Square s) {
+    const int k = kAnswerKeys.key[s];
+    word[k >> 6] |= std::uint64_t{1} << (k & 63);
+  }
+  // Calls fn(square) in answer order.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (int w = 0; w < 4; ++w) {
+      for (std::uint64_t bits = word[w]; bits != 0; bits &= bits - 1) {
+        fn(kAnswerKeys.square[w << 6 | std::countr_zero(bits)]);
+      }
+    }
+  }
+};
+
+// The directions in the answer order of their step's destination: by dx,
+// then dy.
+constexpr std::array<int, kDirectionCount> StepDirectionsInAnswerOrder() {
+  std::array<int, kDirectionCount> order{};
+  for (int i = 0; i < kDirectionCount; ++i) order[i] = i;
+  const auto key = [](int d) { return kDirX[d] * 4 + kDirY[d]; };
+  for (int i = 0; i < kDirectionCount; ++i) {
+    for (int j = i + 1; j < kDirectionCount; ++j) {
+      if (key(order[j]) < key(order[i])) {
+        const int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
+    }
+  }
+  return order;
+}
+constexpr auto kStepDirectionsInAnswerOrder = StepDirectionsInAnswerOrder();
+
+}  // namespace
+
+void GenerateLegalMovesInAnswerOrder(const Variant& variant,
+                                     const Position& position, Seat seat,
+                                     MoveList* list, MovePaths* paths,
+                                     MoveFilter filter) {
+  JumpBoard board;
+  MoveSet& set = ScratchSet();
+  const Bitboard movers = Movers(position, seat, filter);
+  FillMoveSet(variant, position, variant.MoveMasksOf(seat), movers, &board,
+              &set);
+  // The jumpers by origin square, for the walk of the origins in answer
+  // order.
+  std::uint8_t jumper_of[kSquareCount];
+  MoveSet::Jumper jumpers[kMaxPiecesPerSeat];
+  Bitboard is_jumper;
+  int jumper_count = 0;
+  set.ForEachJumper([&](const MoveSet::Jumper& jumper) {
+    is_jumper.Set(jumper.origin);
+    jumper_of[jumper.origin] = static_cast<std::uint8_t>(jumper_count);
+    jumpers[jumper_count++] = jumper;
+  });
+  KeySet origins;
+  ForEachSquare(movers, [&origins](Square s) { origins.Add(s); });
+  int n = 0;
+  int used = 0;
+  std::uint8_t parent[64];
+  std::uint8_t hops[64];
+  const auto add = [&](Square origin, Square to, int k) {
+    paths->offset[n] = used;
+    paths->squares[used] = origin;
+    list->moves[n++] = LegalMove{origin, to, static_cast<std::uint8_t>(k)};
+    return paths->squares + used;
+  };
+  origins.ForEach([&](Square origin) {
+    const int cls = ClassOf(origin);
+    const int index = ClassIndexOf(origin);
+    if (!is_jumper.Test(origin)) {
+      // Steps only: their destinations in answer order are the directions
+      // in order of (dx, dy).
+      for (const int d : kStepDirectionsInAnswerOrder) {
+        if ((set.steps[d][cls] >> index) & 1) {
+          const Square to = kStepOrSelf[origin][d];
+          add(origin, to, 0)[1] = to;
+          used += 2;
+        }
+      }
+      return;
+    }
+    KeySet destinations;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      if ((set.steps[d][cls] >> index) & 1) {
+        destinations.Add(kStepOrSelf[origin][d]);
+      }
+    }
+    // Each jump destination's fewest hops (its layer) and the square of
+    // the layer before that it is reached from: the lowest that hops onto
+    // it, as GenerateLegalMovesWithPaths picks.
+    const MoveSet::Jumper& jumper = jumpers[jumper_of[origin]];
+    std::uint64_t before = 0;
+    for (int k = 1; k <= jumper.depth; ++k) {
+      const std::uint64_t layer = jumper.Layer(k);
+      for (std::uint64_t w = layer; w != 0; w &= w - 1) {
+        const int i = std::countr_zero(w);
+        destinations.Add(FromClass(cls, i));
+        hops[i] = static_cast<std::uint8_t>(k);
+        const std::uint64_t sources =
+            HopSources(board.landing, cls, std::uint64_t{1} << i) & before;
+        parent[i] = static_cast<std::uint8_t>(std::countr_zero(sources));
+      }
+      before = layer;
+    }
+    destinations.ForEach([&](Square to) {
+      if (ClassOf(to) != cls) {  // A step (steps change class).
+        add(origin, to, 0)[1] = to;
+        used += 2;
+        return;
+      }
+      // A jump: its path walks back through the parents to layer 1.
+      int at = ClassIndexOf(to);
+      const int k = hops[at];
+      Square* path = add(origin, to, k);
+      path[k] = to;
+      for (int j = k - 1; j >= 1; --j) {
+        at = parent[at];
+        path[j] = FromClass(cls, at);
+      }
+      used += k + 1;
+    });
+  });
+  list->size = n;
+  paths->offset[n] = used;
+}
+
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const MoveMasks& masks = variant.MoveMasksOf(seat);
   const Bitboard movers = position.pieces[SeatIndex(seat)];

@@ -177,6 +177,7 @@ struct Stats {
   long probes = 0;
   long legal_probes = 0;
   long states_compared = 0;
+  long answer_orders_compared = 0;
   int max_hops = 0;
   std::map<std::string, long> status_kinds;
   std::map<std::string, long> results;
@@ -193,7 +194,8 @@ std::string Summary(const std::string& label, const Stats& s) {
       << " paths compared, max fewest hops " << s.max_hops << "; "
       << s.move_checks << " move checks of played moves, " << s.probes
       << " probe moves (" << s.legal_probes << " legal); " << s.states_compared
-      << " incremental states (GameState::Play, Undo) compared\n";
+      << " incremental states (GameState::Play, Undo) and "
+      << s.answer_orders_compared << " answer-ordered move lists compared\n";
   out << "[differential] " << label << ": finished games " << s.finished_games
       << " {";
   bool first = true;
@@ -234,6 +236,8 @@ class Runner {
         list_(std::make_unique<MoveList>()),
         list2_(std::make_unique<MoveList>()),
         paths_(std::make_unique<MovePaths>()),
+        list3_(std::make_unique<MoveList>()),
+        paths2_(std::make_unique<MovePaths>()),
         set_(std::make_unique<MoveSet>()) {}
 
   bool Init() {
@@ -711,6 +715,49 @@ class Runner {
                  ": " + problem);
       }
     }
+    CompareAnswerOrder(pos, MoveFilter{}, text);
+  }
+
+  // GenerateLegalMovesInAnswerOrder: exactly the moves, hops and paths of
+  // GenerateLegalMovesWithPaths (in list2_ and paths_), sorted by MoveOrder.
+  void CompareAnswerOrder(const Position& pos, const MoveFilter& filter,
+                          const std::string& text) {
+    GenerateLegalMovesInAnswerOrder(variant_, pos, pos.to_move, list3_.get(),
+                                    paths2_.get(), filter);
+    std::vector<int> order(list2_->size);
+    for (int i = 0; i < list2_->size; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [this](int a, int b) {
+      return MoveOrder(list2_->moves[a], list2_->moves[b]);
+    });
+    if (list3_->size != list2_->size) {
+      Fail("GenerateLegalMovesInAnswerOrder lists another number of moves",
+           text,
+           std::to_string(list3_->size) + " against " +
+               std::to_string(list2_->size));
+      return;
+    }
+    for (int i = 0; i < list3_->size; ++i) {
+      const LegalMove& got = list3_->moves[i];
+      const LegalMove& want = list2_->moves[order[i]];
+      const std::vector<Square> got_path(paths2_->Path(i),
+                                         paths2_->Path(i) + paths2_->Length(i));
+      const std::vector<Square> want_path(
+          paths_->Path(order[i]),
+          paths_->Path(order[i]) + paths_->Length(order[i]));
+      if (got.origin != want.origin || got.destination != want.destination ||
+          got.hops != want.hops || got_path != want_path) {
+        Fail(
+            "GenerateLegalMovesInAnswerOrder differs from the sorted list",
+            text,
+            "move " + std::to_string(i) + ": " +
+                FormatPath(got_path.data(), static_cast<int>(got_path.size())) +
+                " against " +
+                FormatPath(want_path.data(),
+                           static_cast<int>(want_path.size())));
+        return;
+      }
+    }
+    ++stats_.answer_orders_compared;
   }
 
   // The origin filter, and FewestHopPath for a legal and a random square.
@@ -739,6 +786,9 @@ class Runner {
                " differs",
            text, Diff(sub, got));
     }
+    GenerateLegalMovesWithPaths(variant_, pos, pos.to_move, list2_.get(),
+                                paths_.get(), filter);
+    CompareAnswerOrder(pos, filter, text);
 
     Square path[kMaxPathSquares];
     if (!want.empty()) {
@@ -984,6 +1034,8 @@ class Runner {
   std::unique_ptr<MoveList> list_;
   std::unique_ptr<MoveList> list2_;
   std::unique_ptr<MovePaths> paths_;
+  std::unique_ptr<MoveList> list3_;
+  std::unique_ptr<MovePaths> paths2_;
   std::unique_ptr<MoveSet> set_;
 };
 
