@@ -1,6 +1,7 @@
 #include "halma/notation.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -490,14 +491,17 @@ std::string FormatMove(const MoveText& move) {
 }
 
 std::string FormatPosition(const Position& position, const Variant& variant) {
-  // The pieces on a mailbox first (one pass over each seat's few pieces),
-  // so that the rank-by-rank scan below reads one byte per square instead
-  // of testing four bitboards.
-  char board[kSquareCount] = {};
+  // Per rank, a mask of the files that hold a piece and each piece's
+  // letter, so that a rank is written a piece at a time (the empty runs
+  // between them from the mask) rather than a square at a time.
+  std::uint32_t files[kMaxBoardSize] = {};
+  char letters[kSquareCount];
   for (int i = 0; i < kMaxSeats; ++i) {
     const char letter = SeatLetter(SeatAt(i));
     ForEachSquare(position.pieces[i], [&](Square s) {
-      board[FileOf(s) + RankOf(s) * kMaxBoardSize] = letter;
+      const int x = FileOf(s), y = RankOf(s);
+      files[y] |= 1u << x;
+      letters[y * kMaxBoardSize + x] = letter;
     });
   }
   const int n = variant.size;
@@ -510,18 +514,14 @@ std::string FormatPosition(const Position& position, const Variant& variant) {
     *out++ = static_cast<char>('0' + empty % 10);
   };
   for (int y = n - 1; y >= 0; --y) {
-    const char* rank = board + y * kMaxBoardSize;
-    int empty = 0;
-    for (int x = 0; x < n; ++x) {
-      if (rank[x] == 0) {
-        ++empty;
-        continue;
-      }
-      if (empty > 0) put_count(empty);
-      empty = 0;
-      *out++ = rank[x];
+    int x = 0;
+    for (std::uint32_t mask = files[y]; mask != 0; mask &= mask - 1) {
+      const int file = std::countr_zero(mask);
+      if (file > x) put_count(file - x);
+      *out++ = letters[y * kMaxBoardSize + file];
+      x = file + 1;
     }
-    if (empty > 0) put_count(empty);
+    if (n > x) put_count(n - x);
     if (y > 0) *out++ = '/';
   }
   *out++ = ' ';
