@@ -65,3 +65,8 @@ for preset in brainking-8x8 brainking-10x10 iggamecenter-10x10 \
     "$data/$preset.txt" "$preset" 16)"
   per "legal moves answer $preset" position 2 "$line"
 done
+for preset in brainking-8x8 classic-16x16; do
+  line="$(count MoveSet::Count "count-$preset" count \
+    "$data/$preset.txt" "$preset" 100)"
+  per "MoveSet::Count $preset" position 2 "$line"
+done

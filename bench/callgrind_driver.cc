@@ -14,6 +14,9 @@
 //       GenerateLegalMovesInAnswerOrder, unordered: its callers sorted them).
 //   halma_callgrind_driver playout <records file> <preset>
 //       PlayUndo: every record played on a GameState and taken back.
+//   halma_callgrind_driver count <positions file> <preset> <count>
+//       MoveSet::Count of the move set of `count` positions spread over the
+//       file (the popcount of every step and jump layer word).
 //
 // The functions are never inlined; their names are the toggle patterns.
 // The driver prints the counts to divide by (plies, positions, moves).
@@ -179,6 +182,20 @@ int main(int argc, char** argv) {
     auto scratch = std::make_unique<LegalScratch>();
     std::printf("positions %d moves %ld\n", count,
                 LegalMovesAnswer(*variant, texts, scratch.get()));
+    return 0;
+  }
+  if (mode == "count" && argc == 5) {
+    const std::vector<std::string> all = ReadLines(argv[2]);
+    const int count = std::atoi(argv[4]);
+    auto set = std::make_unique<halma::MoveSet>();
+    long moves = 0;
+    for (int i = 0; i < count; ++i) {
+      const halma::Position p = *halma::ParsePosition(
+          all[static_cast<size_t>(i) * all.size() / count], *variant);
+      halma::GenerateMoveSet(*variant, p, p.to_move, set.get());
+      moves += set->Count();
+    }
+    std::printf("positions %d moves %ld\n", count, moves);
     return 0;
   }
 #ifdef HALMA_HAVE_GAME_STATE

@@ -368,17 +368,36 @@ void FillMoveSet(const Variant& variant, const Position& position,
 
 }  // namespace
 
-HALMA_POPCNT_CLONES int MoveSet::Count() const {
+namespace {
+
+// The moves of a set: a popcount per step word, and per word of the
+// flood-fill groups' layers, which are lanes * depth consecutive words
+// (flood_fill.h) whose idle lanes, and a lane's layers beyond its own
+// depth, are zero: a loop without data-dependent exits.
+[[gnu::always_inline]] inline int CountSetBits(const MoveSet& set) {
   int count = 0;
   for (int d = 0; d < kDirectionCount; ++d) {
-    for (int c = 0; c < 4; ++c) count += std::popcount(steps[d][c]);
+    for (int c = 0; c < 4; ++c) count += std::popcount(set.steps[d][c]);
   }
-  ForEachJumper([&count](const Jumper& jumper) {
-    for (int k = 1; k <= jumper.depth; ++k) {
-      count += std::popcount(jumper.Layer(k));
-    }
-  });
+  for (int g = 0; g < set.group_count; ++g) {
+    const FloodFillGroupInfo& group = set.groups[g];
+    const std::uint64_t* words = set.layers + group.first_word;
+    const int n = group.lanes * group.depth;
+    for (int i = 0; i < n; ++i) count += std::popcount(words[i]);
+  }
   return count;
+}
+HALMA_POPCNT_TARGET int CountSetBitsWithPopcnt(const MoveSet& set) {
+  return CountSetBits(set);
+}
+int CountSetBitsPlain(const MoveSet& set) { return CountSetBits(set); }
+
+}  // namespace
+
+int MoveSet::Count() const {
+  static const auto count =
+      PopcntChoice(&CountSetBitsWithPopcnt, &CountSetBitsPlain);
+  return count(*this);
 }
 
 void GenerateMoveSet(const Variant& variant, const Position& position,

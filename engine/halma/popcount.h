@@ -1,29 +1,41 @@
 // Population counts of the engine's bit sets, with the popcnt instruction on
-// the CPUs that have it, chosen once at start-up for every caller.
+// the CPUs that have it, chosen once for every caller.
 //
 // The build targets any x86-64 CPU (plain -O2, no -march), where
 // std::popcount compiles to a call to a library routine of about 15
-// instructions per word. The functions declared with HALMA_POPCNT_CLONES are
-// compiled twice, with and without popcnt (GCC's and Clang's
-// target_clones), and the dynamic loader picks one when the program starts,
-// from the CPU's CPUID bits (an ifunc): one binary for any x86-64 CPU, and
-// the popcnt code on every CPU made since about 2008. Inside such a function
-// std::popcount is the instruction; code that counts bits in bulk (the move
-// count of a MoveSet, perft's last ply) is written as such a function, and
-// the rest counts through CountBits.
+// instructions per word. Code that counts bits in bulk (CountBits below,
+// MoveSet::Count, perft's last ply) is compiled twice, once with
+// HALMA_POPCNT_TARGET, where std::popcount is the instruction, and once
+// without, and calls the one that CpuHasPopcnt chooses: CPUID is read once,
+// when the first count is made (at start-up in practice), and each caller
+// keeps its choice in a function pointer. One binary for any x86-64 CPU,
+// and the popcnt code on every CPU made since about 2008. (GCC's
+// target_clones would do the same through an ifunc, but Clang 14 mishandles
+// it on member functions, and an ifunc resolver runs before ThreadSanitizer
+// is ready.)
 #ifndef HALMA_POPCOUNT_H_
 #define HALMA_POPCOUNT_H_
 
 #include <bit>
 #include <cstdint>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define HALMA_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#if defined(__x86_64__) || defined(__i386__)
+#define HALMA_POPCNT_TARGET __attribute__((target("popcnt")))
 #else
-#define HALMA_POPCNT_CLONES
+#define HALMA_POPCNT_TARGET
 #endif
 
 namespace halma {
+
+// Whether this CPU has the popcnt instruction (CPUID, read once).
+bool CpuHasPopcnt();
+
+// Picks the popcnt build of a bulk count or the plain one, once per
+// caller: `static const auto count = PopcntChoice(WithPopcnt, Plain);`.
+template <typename Fn>
+Fn PopcntChoice(Fn with_popcnt, Fn plain) {
+  return CpuHasPopcnt() ? with_popcnt : plain;
+}
 
 // The set bits of words[0..count-1].
 int CountBits(const std::uint64_t* words, int count);
