@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "halma/movegen.h"
+#include "halma/position.h"
 
 namespace halma {
 namespace {
@@ -38,6 +39,148 @@ bool BrokeHomeExit(const Variant& variant, const Position& position,
   const int limit = variant.spec.home_exit_limit;
   return limit > 0 && position.move_count[seat] > limit &&
          tally.at_home[seat] != 0;
+}
+
+// Which of the rules of docs/rules.md section 5 a variant turns on, so that
+// the status needs one load to skip the others.
+constexpr std::uint8_t kRoundCompletion = 1;
+constexpr std::uint8_t kHomeExit = 2;
+constexpr std::uint8_t kMoveCap = 4;
+constexpr std::uint8_t kFourSeats = 8;
+
+std::uint8_t RulesOf(const Variant& variant) {
+  std::uint8_t rules = 0;
+  if (variant.spec.round_completion) rules |= kRoundCompletion;
+  if (variant.spec.home_exit_limit > 0) rules |= kHomeExit;
+  if (variant.spec.move_cap > 0) rules |= kMoveCap;
+  if (variant.seat_count == 4) rules |= kFourSeats;
+  return rules;
+}
+
+// The tally of a position counted from scratch.
+GameTally CountTally(const Variant& variant, const Position& position,
+                     std::uint8_t rules) {
+  GameTally tally;
+  for (int i = 0; i < variant.seat_count; ++i) {
+    const Seat s = variant.seats[i];
+    const int k = SeatIndex(s);
+    const Bitboard& pieces = position.pieces[k];
+    tally.outside_target[k] =
+        static_cast<std::uint8_t>((pieces & ~variant.TargetCamp(s)).Count());
+    if (rules & kHomeExit) {
+      tally.at_home[k] =
+          static_cast<std::uint8_t>((pieces & variant.HomeCamp(s)).Count());
+    }
+    if (tally.outside_target[k] == 0) tally.finished.Add(s);
+    if ((rules & kFourSeats) && BrokeHomeExit(variant, position, tally, k)) {
+      tally.eliminated.Add(s);
+    }
+  }
+  tally.any_move_made = position.AnyMoveMade();
+  if (tally.any_move_made) tally.last_mover = LastMover(variant, position);
+  return tally;
+}
+
+// The status of `position` (docs/rules.md sections 5 and 6) from its tally,
+// written into *out: the one copy of those rules, for GameState after every
+// move and for EvaluateStatus. `can_move(seat)` says whether the seat has a
+// legal move other than pass.
+template <typename CanMove>
+[[gnu::always_inline]] inline void Decide(const Variant& variant,
+                                          const Position& position,
+                                          const GameTally& tally,
+                                          std::uint8_t rules, CanMove can_move,
+                                          GameStatus* out) {
+  // Written field by field into *out: assembling a GameStatus in a
+  // local and copying it costs the compiler about 30 instructions of
+  // shifts and masks.
+  GameStatus& status = *out;
+  status.over = false;
+  status.to_move = position.to_move;
+  status.round_completion_turn = false;
+  status.must_pass = false;
+  status.winners = SeatSet{};
+  status.rule = DecidingRule::kNone;
+  status.finished = tally.finished;
+  status.eliminated = tally.eliminated;
+  const SeatSet playing{
+      static_cast<std::uint8_t>(variant.in_play.bits & ~tally.eliminated.bits)};
+  const auto over = [&status](SeatSet winners, DecidingRule rule) {
+    status.over = true;
+    status.winners = winners;
+    status.rule = rule;
+  };
+
+  bool round_completion_pending = false;
+  if (tally.any_move_made) {
+    const Seat last = tally.last_mover;
+    // 1. Target filled.
+    if ((rules & kRoundCompletion) == 0) {
+      if (status.finished.Has(last)) {
+        SeatSet winner;
+        winner.Add(last);
+        return over(winner, DecidingRule::kTargetFilled);
+      }
+    } else if (!status.finished.Empty()) {
+      // Finishers of the current round: the seats that have moved in it.
+      const int last_index = TurnIndex(variant, last);
+      SeatSet finishers;
+      for (int i = 0; i <= last_index; ++i) {
+        const Seat s = variant.seats[i];
+        if (position.move_count[SeatIndex(s)] ==
+                position.move_count[SeatIndex(last)] &&
+            status.finished.Has(s)) {
+          finishers.Add(s);
+        }
+      }
+      bool round_over = true;
+      for (int i = last_index + 1; i < variant.seat_count; ++i) {
+        if (playing.Has(variant.seats[i])) round_over = false;
+      }
+      if (!finishers.Empty()) {
+        if (round_over) return over(finishers, DecidingRule::kTargetFilled);
+        round_completion_pending = true;
+      }
+    }
+    // 2. Home-exit rule.
+    if (rules & kHomeExit) {
+      if (variant.seat_count == 2 &&
+          BrokeHomeExit(variant, position, tally, SeatIndex(last))) {
+        SeatSet winner;
+        winner.Add(variant.NextSeat(last));
+        return over(winner, DecidingRule::kHomeExit);
+      }
+      if (variant.seat_count == 4 && playing.Count() == 1) {
+        return over(playing, DecidingRule::kHomeExit);
+      }
+    }
+    // 3. Move cap.
+    if (rules & kMoveCap) {
+      const int cap = variant.spec.move_cap;
+      bool all_capped = true;
+      for (int i = 0; i < variant.seat_count; ++i) {
+        const Seat s = variant.seats[i];
+        if (playing.Has(s) && position.move_count[SeatIndex(s)] < cap) {
+          all_capped = false;
+        }
+      }
+      if (all_capped) return over(playing, DecidingRule::kMoveCap);
+    }
+  }
+  // 4. Everyone stuck. A seat owed a round-completion turn still gets it
+  // (even if it can only pass), so the finisher's result stands.
+  const bool side_can_move = can_move(position.to_move);
+  if (!side_can_move && !round_completion_pending) {
+    bool anyone_can_move = false;
+    for (int i = 0; i < variant.seat_count && !anyone_can_move; ++i) {
+      const Seat s = variant.seats[i];
+      if (s != position.to_move && playing.Has(s))
+        anyone_can_move = can_move(s);
+    }
+    if (!anyone_can_move) return over(playing, DecidingRule::kEveryoneStuck);
+  }
+  status.round_completion_turn = round_completion_pending;
+  status.must_pass = !side_can_move;
 }
 
 }  // namespace
@@ -86,97 +229,20 @@ bool GameState::FindMove(Seat seat) {
 }
 
 [[gnu::always_inline]] inline void GameState::DecideStatus() {
-  const Variant& variant = *variant_;
-  const Position& position = position_;
-  // Written field by field into status_: assembling a GameStatus in a
-  // local and copying it costs the compiler about 30 instructions of
-  // shifts and masks.
-  GameStatus& status = status_;
-  status.over = false;
-  status.to_move = position.to_move;
-  status.round_completion_turn = false;
-  status.must_pass = false;
-  status.winners = SeatSet{};
-  status.rule = DecidingRule::kNone;
-  status.finished = tally_.finished;
-  status.eliminated = tally_.eliminated;
-  const SeatSet playing{static_cast<std::uint8_t>(variant.in_play.bits &
-                                                  ~tally_.eliminated.bits)};
-  const auto over = [&status](SeatSet winners, DecidingRule rule) {
-    status.over = true;
-    status.winners = winners;
-    status.rule = rule;
-  };
+  Decide(
+      *variant_, position_, tally_, rules_,
+      [this](Seat seat) { return CanMove(seat); }, &status_);
+}
 
-  bool round_completion_pending = false;
-  if (tally_.any_move_made) {
-    const Seat last = tally_.last_mover;
-    // 1. Target filled.
-    if ((rules_ & kRoundCompletion) == 0) {
-      if (status.finished.Has(last)) {
-        SeatSet winner;
-        winner.Add(last);
-        return over(winner, DecidingRule::kTargetFilled);
-      }
-    } else if (!status.finished.Empty()) {
-      // Finishers of the current round: the seats that have moved in it.
-      const int last_index = TurnIndex(variant, last);
-      SeatSet finishers;
-      for (int i = 0; i <= last_index; ++i) {
-        const Seat s = variant.seats[i];
-        if (position.move_count[SeatIndex(s)] ==
-                position.move_count[SeatIndex(last)] &&
-            status.finished.Has(s)) {
-          finishers.Add(s);
-        }
-      }
-      bool round_over = true;
-      for (int i = last_index + 1; i < variant.seat_count; ++i) {
-        if (playing.Has(variant.seats[i])) round_over = false;
-      }
-      if (!finishers.Empty()) {
-        if (round_over) return over(finishers, DecidingRule::kTargetFilled);
-        round_completion_pending = true;
-      }
-    }
-    // 2. Home-exit rule.
-    if (rules_ & kHomeExit) {
-      if (variant.seat_count == 2 &&
-          BrokeHomeExit(variant, position, tally_, SeatIndex(last))) {
-        SeatSet winner;
-        winner.Add(variant.NextSeat(last));
-        return over(winner, DecidingRule::kHomeExit);
-      }
-      if (variant.seat_count == 4 && playing.Count() == 1) {
-        return over(playing, DecidingRule::kHomeExit);
-      }
-    }
-    // 3. Move cap.
-    if (rules_ & kMoveCap) {
-      const int cap = variant.spec.move_cap;
-      bool all_capped = true;
-      for (int i = 0; i < variant.seat_count; ++i) {
-        const Seat s = variant.seats[i];
-        if (playing.Has(s) && position.move_count[SeatIndex(s)] < cap) {
-          all_capped = false;
-        }
-      }
-      if (all_capped) return over(playing, DecidingRule::kMoveCap);
-    }
-  }
-  // 4. Everyone stuck. A seat owed a round-completion turn still gets it
-  // (even if it can only pass), so the finisher's result stands.
-  const bool side_can_move = CanMove(position.to_move);
-  if (!side_can_move && !round_completion_pending) {
-    bool anyone_can_move = false;
-    for (int i = 0; i < variant.seat_count && !anyone_can_move; ++i) {
-      const Seat s = variant.seats[i];
-      if (s != position.to_move && playing.Has(s)) anyone_can_move = CanMove(s);
-    }
-    if (!anyone_can_move) return over(playing, DecidingRule::kEveryoneStuck);
-  }
-  status.round_completion_turn = round_completion_pending;
-  status.must_pass = !side_can_move;
+GameStatus GameState::Evaluate(const Variant& variant,
+                               const Position& position) {
+  const std::uint8_t rules = RulesOf(variant);
+  GameStatus status;
+  Decide(
+      variant, position, CountTally(variant, position, rules), rules,
+      [&](Seat seat) { return HasLegalMove(variant, position, seat); },
+      &status);
+  return status;
 }
 
 [[gnu::always_inline]] inline void GameState::AfterMove(Seat mover) {
@@ -213,30 +279,9 @@ bool GameState::FindMove(Seat seat) {
 }
 
 GameState::GameState(const Variant& variant, const Position& position)
-    : variant_(&variant), position_(position) {
+    : variant_(&variant), rules_(RulesOf(variant)), position_(position) {
   FillMailbox(position, &board_);
-  if (variant.spec.round_completion) rules_ |= kRoundCompletion;
-  if (variant.spec.home_exit_limit > 0) rules_ |= kHomeExit;
-  if (variant.spec.move_cap > 0) rules_ |= kMoveCap;
-  if (variant.seat_count == 4) rules_ |= kFourSeats;
-  for (int i = 0; i < variant.seat_count; ++i) {
-    const Seat s = variant.seats[i];
-    const int k = SeatIndex(s);
-    const Bitboard& pieces = position.pieces[k];
-    tally_.outside_target[k] =
-        static_cast<std::uint8_t>((pieces & ~variant.TargetCamp(s)).Count());
-    if (rules_ & kHomeExit) {
-      tally_.at_home[k] =
-          static_cast<std::uint8_t>((pieces & variant.HomeCamp(s)).Count());
-    }
-    if (tally_.outside_target[k] == 0) tally_.finished.Add(s);
-    if (variant.seat_count == 4 &&
-        BrokeHomeExit(variant, position, tally_, k)) {
-      tally_.eliminated.Add(s);
-    }
-  }
-  tally_.any_move_made = position.AnyMoveMade();
-  if (tally_.any_move_made) tally_.last_mover = LastMover(variant, position);
+  tally_ = CountTally(variant, position, rules_);
   DecideStatus();
 }
 

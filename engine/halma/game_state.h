@@ -138,26 +138,20 @@ class GameState {
     return CheckPathLegs(*variant_, position_.to_move, board_, squares, count);
   }
 
+  // The status of a position on its own (what EvaluateStatus gives), with
+  // the rules above but without building a state.
+  static GameStatus Evaluate(const Variant& variant, const Position& position);
+
   friend bool operator==(const GameState& a, const GameState& b);
 
  private:
-  // Which of the rules of docs/rules.md section 5 the variant turns on
-  // (GameState::rules_), so that the status needs one load to skip the
-  // others.
-  enum Rules : std::uint8_t {
-    kRoundCompletion = 1,
-    kHomeExit = 2,
-    kMoveCap = 4,
-    kFourSeats = 8,
-  };
-
   void Apply(Square origin, Square destination);
   void ApplyPass();
   // The count, the next seat still playing, the last mover and the status
   // after a move or pass of `mover`.
   void AfterMove(Seat mover);
   // Decides status_ from position_ and tally_ (docs/rules.md sections 5
-  // and 6): the one copy of those rules.
+  // and 6), with the rules that Evaluate applies too.
   void DecideStatus();
   // Whether `seat` has a legal move other than pass (HasLegalMove), from
   // its step witness when that still holds.
@@ -166,7 +160,8 @@ class GameState {
   bool FindMove(Seat seat);
 
   const Variant* variant_;
-  std::uint8_t rules_ = 0;  // Rules bits.
+  // Which of the rules of section 5 the variant turns on (bits).
+  std::uint8_t rules_ = 0;
   Position position_;
   Mailbox board_;
   GameTally tally_;

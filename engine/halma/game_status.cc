@@ -5,10 +5,9 @@
 namespace halma {
 
 GameStatus EvaluateStatus(const Variant& variant, const Position& position) {
-  // The rules live in GameState, which the replay and the search update
-  // move by move; a position on its own is a state with its tallies
-  // counted from scratch.
-  return GameState(variant, position).status();
+  // The rules live with GameState, which the replay and the search update
+  // move by move; a position on its own has its tally counted from scratch.
+  return GameState::Evaluate(variant, position);
 }
 
 const char* DecidingRuleName(DecidingRule rule) {
