@@ -12,6 +12,11 @@
 //   Status/<preset>           EvaluateStatus (includes HasLegalMove).
 //   ReferenceLegalSet/<preset> the reference implementation's legal set
 //                             (tests/differential/reference.h).
+//   BM_Replay/<records>       AdjudicateRecord of the records in
+//                             bench/data/records, per ply.
+//   BM_PlayUndo/<records>     GameState::Play of every move of a record,
+//                             then Undo of each, per ply.
+//   BM_Perft/<preset>_depth<d> perft of a start position.
 //
 // One benchmark iteration handles one position (cycling through the set), so
 // the CPU time column and the time_per_position counter are the time per
@@ -32,11 +37,13 @@
 
 #include "benchmark/benchmark.h"
 #include "halma/flood_fill.h"
+#include "halma/game_state.h"
+#include "halma/game_status.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/perft.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/record_replay.h"
 #include "halma/variant.h"
 #include "reference.h"
 
@@ -396,5 +403,133 @@ BENCHMARK_CAPTURE(BM_Perft, classic_16x16_depth4, "classic-16x16", 4)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Perft, classic_16x16_4p_depth4, "classic-16x16-4p", 4)
     ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+// The record replay (halma/record_replay.h) on the committed records of
+// bench/data/records (the service benchmark's Adjudicate records, written by
+// halma_make_records), and the incremental play/undo it is built on
+// (halma/game_state.h). One iteration replays one record (cycling through
+// the file): AdjudicateRecord as the service calls it, moves as string
+// views through a FunctionRef and a checkpoint that says OK; or plays every
+// move of one record on a GameState and takes them all back. Counter:
+// time_per_ply (for PlayUndo, one Play and one Undo).
+namespace {
+
+struct Records {
+  halma::Variant variant;
+  std::vector<std::vector<std::string>> moves;  // As written.
+  // The same as (origin, destination); origin == destination for pass.
+  std::vector<std::vector<std::pair<halma::Square, halma::Square>>> pairs;
+  long plies = 0;
+};
+
+const Records* LoadRecords(const std::string& file, const char* preset) {
+  static auto* cache = new std::map<std::string, Records>;
+  if (auto it = cache->find(file); it != cache->end()) return &it->second;
+  const std::string path =
+      std::string(HALMA_BENCH_DATA_DIR) + "/records/" + file + ".txt";
+  std::ifstream in(path);
+  absl::StatusOr<halma::Variant> variant = halma::PresetVariant(preset);
+  if (!in || !variant.ok()) return nullptr;
+  Records r;
+  r.variant = *variant;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string>& moves = r.moves.emplace_back();
+    auto& pairs = r.pairs.emplace_back();
+    size_t start = 0;
+    while (start < line.size()) {
+      size_t end = line.find(' ', start);
+      if (end == std::string::npos) end = line.size();
+      moves.push_back(line.substr(start, end - start));
+      absl::StatusOr<halma::MoveText> move =
+          halma::ParseMove(moves.back(), r.variant.size);
+      if (!move.ok()) return nullptr;
+      pairs.emplace_back(move->is_pass ? 0 : move->squares.front(),
+                         move->is_pass ? 0 : move->squares.back());
+      start = end + 1;
+    }
+    r.plies += static_cast<long>(moves.size());
+  }
+  if (r.moves.empty()) return nullptr;
+  return &cache->emplace(file, std::move(r)).first->second;
+}
+
+void ReportPerPly(benchmark::State& state, long plies) {
+  state.counters["plies_per_record"] =
+      static_cast<double>(plies) / static_cast<double>(state.iterations());
+  state.counters["time_per_ply"] = benchmark::Counter(
+      static_cast<double>(plies),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_Replay(benchmark::State& state, const char* file, const char* preset) {
+  const Records* r = LoadRecords(file, preset);
+  if (r == nullptr) {
+    state.SkipWithError("cannot read the records");
+    return;
+  }
+  std::vector<std::vector<absl::string_view>> views;
+  for (const auto& moves : r->moves)
+    views.emplace_back(moves.begin(), moves.end());
+  const halma::Position start = halma::StartPosition(r->variant);
+  size_t i = 0;
+  long plies = 0;
+  for (auto _ : state) {
+    const std::vector<absl::string_view>& moves = views[i];
+    absl::StatusOr<halma::GameRecordResult> result = halma::AdjudicateRecord(
+        r->variant, start, static_cast<int>(moves.size()),
+        [&moves](int k) { return moves[k]; }, [] { return absl::OkStatus(); });
+    if (!result.ok() || result->illegal_ply != 0) {
+      state.SkipWithError("a record does not replay");
+      return;
+    }
+    plies += result->legal_moves_played;
+    if (++i == views.size()) i = 0;
+  }
+  ReportPerPly(state, plies);
+}
+
+void BM_PlayUndo(benchmark::State& state, const char* file,
+                 const char* preset) {
+  const Records* r = LoadRecords(file, preset);
+  if (r == nullptr) {
+    state.SkipWithError("cannot read the records");
+    return;
+  }
+  const halma::Position start = halma::StartPosition(r->variant);
+  std::vector<halma::GameState::UndoRecord> undo;
+  undo.reserve(1024);
+  size_t i = 0;
+  long plies = 0;
+  for (auto _ : state) {
+    halma::GameState game(r->variant, start);
+    undo.clear();
+    for (const auto& [origin, destination] : r->pairs[i]) {
+      undo.push_back(origin == destination ? game.PlayPass()
+                                           : game.Play(origin, destination));
+    }
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it) game.Undo(*it);
+    benchmark::DoNotOptimize(game.status());
+    plies += static_cast<long>(r->pairs[i].size());
+    if (++i == r->pairs.size()) i = 0;
+  }
+  ReportPerPly(state, plies);
+}
+
+BENCHMARK_CAPTURE(BM_Replay, classic_16x16_300, "classic-16x16-300",
+                  "classic-16x16")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Replay, brainking_8x8_60, "brainking-8x8-60",
+                  "brainking-8x8")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_PlayUndo, classic_16x16_300, "classic-16x16-300",
+                  "classic-16x16")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_PlayUndo, brainking_8x8_60, "brainking-8x8-60",
+                  "brainking-8x8")
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -13,7 +13,10 @@
 // one through the overload with a checkpoint give identical results); it
 // matches a step-by-step replay with ParseMove, EvaluateStatus and CheckMove
 // (status, deciding ply, moves played, final position, first illegal move and
-// its reason); the final position is consistent and round-trips; a checkpoint's
+// its reason), and the same replay by the reference implementation of the
+// differential test (tests/differential/reference.h, which shares no code
+// with the engine: status, deciding ply, moves played, final position, first
+// illegal move and its reason); the final position is consistent and round-trips; a checkpoint's
 // error is returned as is; a malformed record is an INVALID_ARGUMENT "ply N:
 // move ..." naming the first malformed move, bounded and printable.
 #include <cstddef>
@@ -23,14 +26,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "fuzz/fuzz_input.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
+#include "reference.h"
 
 namespace {
+
+namespace ref = halma_ref;
 
 using namespace halma;
 
@@ -142,6 +148,81 @@ std::vector<std::string> Playout(const Variant& v, const Position& start,
     status = EvaluateStatus(v, p);
   }
   return moves;
+}
+
+std::string Letters(SeatSet set) {
+  std::string out;
+  for (int i = 0; i < kMaxSeats; ++i) {
+    if (set.Has(SeatAt(i))) out += SeatLetter(SeatAt(i));
+  }
+  return out;
+}
+
+// Replays `moves` (all well formed) from `start` with the reference and
+// checks `result` against it. Start positions whose counts the reference's
+// int counters cannot hold are left to the other checks.
+void CheckAgainstReference(const Variant& v, const Position& start,
+                           const std::vector<MoveText>& moves,
+                           const GameRecordResult& result,
+                           const std::string& context) {
+  for (int i = 0; i < kMaxSeats; ++i) {
+    if (start.move_count[i] > 1000000) return;
+  }
+  ref::Rules rules;
+  std::string why;
+  FUZZ_CHECK(ref::MakeRules(v.size, v.seat_count, v.spec.camp_rows,
+                            v.spec.home_exit_limit, v.spec.round_completion,
+                            v.spec.target_lock, v.spec.move_cap, &rules, &why),
+             context + ": the reference rejects the variant: " + why);
+  ref::Board board;
+  FUZZ_CHECK(ref::ParseBoard(rules, FormatPosition(start, v), &board, &why),
+             context + ": the reference rejects the start: " + why);
+  ref::Status status = ref::Evaluate(rules, board);
+  int played = 0, deciding = 0, illegal = 0;
+  std::string reason;
+  for (size_t i = 0; i < moves.size(); ++i) {
+    const MoveText& move = moves[i];
+    ref::Verdict verdict = ref::Verdict::kLegal;
+    std::vector<ref::Sq> path;
+    if (status.over) {
+      verdict = ref::Verdict::kGameOver;
+    } else if (move.is_pass) {
+      if (!status.must_pass) verdict = ref::Verdict::kPassNotAllowed;
+    } else {
+      for (Square s : move.squares) path.push_back({FileOf(s), RankOf(s)});
+      verdict = ref::CheckPath(rules, board, path);
+    }
+    if (verdict != ref::Verdict::kLegal) {
+      illegal = static_cast<int>(i) + 1;
+      reason = ref::VerdictName(verdict);
+      break;
+    }
+    board = move.is_pass
+                ? ref::ApplyPass(rules, board)
+                : ref::ApplyMove(rules, board, path.front(), path.back());
+    status = ref::Evaluate(rules, board);
+    ++played;
+    if (status.over) deciding = static_cast<int>(i) + 1;
+  }
+  const GameStatus& s = result.status;
+  const std::string got = absl::StrCat(
+      "played ", result.legal_moves_played, " deciding ", result.deciding_ply,
+      " illegal ", result.illegal_ply, " ",
+      result.illegal_ply > 0 ? MoveVerdictName(result.illegal_verdict) : "",
+      " over ", s.over, " to_move ", std::string(1, SeatLetter(s.to_move)),
+      " rc ", s.round_completion_turn, " pass ", s.must_pass, " winners ",
+      Letters(s.winners), " rule ", DecidingRuleName(s.rule), " finished ",
+      Letters(s.finished), " eliminated ", Letters(s.eliminated), " final ",
+      FormatPosition(result.final_position, v));
+  const std::string want = absl::StrCat(
+      "played ", played, " deciding ", deciding, " illegal ", illegal, " ",
+      reason, " over ", status.over, " to_move ",
+      std::string(1, status.to_move), " rc ", status.round_completion_turn,
+      " pass ", status.must_pass, " winners ", status.winners, " rule ",
+      status.over ? status.rule : "none", " finished ", status.finished,
+      " eliminated ", status.eliminated, " final ",
+      ref::FormatBoard(rules, board));
+  FUZZ_CHECK(got == want, context + ": engine " + got + ", reference " + want);
 }
 
 }  // namespace
@@ -264,5 +345,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       SameStatus(first->status, EvaluateStatus(v, first->final_position)),
       context);
   fuzz::CheckPositionRoundTrip(v, first->final_position, context);
+  CheckAgainstReference(v, start, parsed, *first, context);
   return 0;
 }

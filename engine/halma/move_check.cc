@@ -1,8 +1,10 @@
 #include "halma/move_check.h"
 
-#include <cstdlib>
+#include <array>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "halma/move_masks.h"
 #include "halma/movegen.h"
 
 namespace halma {
@@ -17,26 +19,65 @@ MoveCheck Illegal(MoveVerdict verdict, std::string message) {
   return check;
 }
 
-bool AreNeighbours(Square a, Square b) {
-  const int dx = std::abs(FileOf(a) - FileOf(b));
-  const int dy = std::abs(RankOf(a) - RankOf(b));
-  return dx <= 1 && dy <= 1 && (dx | dy) != 0;
-}
-
-// Two squares apart on a rank, file or diagonal: the shape of one hop.
-bool IsHopShaped(Square a, Square b) {
-  const int dx = FileOf(b) - FileOf(a);
-  const int dy = RankOf(b) - RankOf(a);
-  return (dx == 0 || dx == 2 || dx == -2) && (dy == 0 || dy == 2 || dy == -2) &&
-         (dx | dy) != 0;
-}
-
 Square Middle(Square a, Square b) {
-  return MakeSquare((FileOf(a) + FileOf(b)) / 2, (RankOf(a) + RankOf(b)) / 2);
+  return path_check_internal::kOverSquare[a]
+                                         [path_check_internal::HopOffset(a, b)];
 }
 
 std::string Leg(Square a, Square b) {
   return absl::StrCat(FormatSquare(a), "-", FormatSquare(b));
+}
+
+// The message of an illegal verdict of CheckPathLegs (or of CheckMove's
+// shorthand branch) for the move `squares`, whose leg `leg` is at fault.
+std::string Message(const Position& position, const Square* squares, int count,
+                    MoveVerdict verdict, int leg) {
+  const Seat mover = position.to_move;
+  const Square origin = squares[0];
+  const Square to = squares[leg];
+  const Square at = leg > 0 ? squares[leg - 1] : origin;
+  // Legs of a chain name their number; a two-square move has one.
+  const std::string hop =
+      count > 2 ? absl::StrCat(" (hop ", leg, ")") : std::string();
+  switch (verdict) {
+    case MoveVerdict::kEmptyOrigin:
+      return absl::StrCat("no piece on ", FormatSquare(origin));
+    case MoveVerdict::kNotYourPiece: {
+      Seat owner = mover;
+      position.PieceAt(origin, &owner);
+      return absl::StrCat(FormatSquare(origin), " holds a '", Letter(owner),
+                          "' piece, but '", Letter(mover), "' is to move");
+    }
+    case MoveVerdict::kSquareVisitedTwice:
+      if (count == 2) {
+        return absl::StrCat("the move ends on its origin ",
+                            FormatSquare(origin));
+      }
+      return absl::StrCat("the chain visits ", FormatSquare(to), " twice", hop);
+    case MoveVerdict::kNotAHop:
+      if (path_check_internal::AreNeighbours(at, to)) {
+        return absl::StrCat(Leg(at, to),
+                            " is a step, and a step cannot be part of a "
+                            "jump chain",
+                            hop);
+      }
+      return absl::StrCat(Leg(at, to),
+                          " is not a hop: a hop lands two squares away on a "
+                          "rank, file or diagonal",
+                          hop);
+    case MoveVerdict::kNothingToJump:
+      return absl::StrCat("no piece on ", FormatSquare(Middle(at, to)),
+                          " to jump over in ", Leg(at, to), hop);
+    case MoveVerdict::kDestinationOccupied:
+      return absl::StrCat(FormatSquare(to), " is occupied");
+    case MoveVerdict::kLeavesTarget:
+      return absl::StrCat(
+          "target lock: the piece stands in its target camp and may not "
+          "land outside it on ",
+          FormatSquare(to));
+    default:
+      return std::string();
+  }
 }
 
 // The position after the mover's piece goes from `from` to `to` (or, for
@@ -68,7 +109,8 @@ MoveCheck Legal(const Variant& variant, const Position& position,
       Moved(variant, position, /*pass=*/false, path[0], path[count - 1]);
   if (detail == MoveDetail::kFewestHopPath) {
     check.path.squares.assign(path, path + count);
-    check.hops = AreNeighbours(path[0], path[1]) ? 0 : count - 1;
+    check.hops =
+        path_check_internal::AreNeighbours(path[0], path[1]) ? 0 : count - 1;
   }
   return check;
 }
@@ -105,129 +147,49 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
     return check;
   }
 
-  const auto& squares = move.squares;
+  const Square* const squares = move.squares.data();
+  const int count = static_cast<int>(move.squares.size());
   const Square origin = squares[0];
-  Seat owner;
-  if (!position.PieceAt(origin, &owner)) {
-    return Illegal(MoveVerdict::kEmptyOrigin,
-                   absl::StrCat("no piece on ", FormatSquare(origin)));
-  }
-  if (owner != mover) {
-    return Illegal(
-        MoveVerdict::kNotYourPiece,
-        absl::StrCat(FormatSquare(origin), " holds a '", Letter(owner),
-                     "' piece, but '", Letter(mover), "' is to move"));
-  }
   const Bitboard occupied = position.Occupied();
-  const bool lock = variant.spec.target_lock;
-  const Bitboard& target = variant.TargetCamp(mover);
-  const auto leaves_target = [&](Square to) {
-    return Illegal(MoveVerdict::kLeavesTarget,
-                   absl::StrCat("target lock: the piece stands in its target "
-                                "camp and may not land outside it on ",
-                                FormatSquare(to)));
-  };
-  const auto occupied_at = [&](Square to) {
-    return Illegal(MoveVerdict::kDestinationOccupied,
-                   absl::StrCat(FormatSquare(to), " is occupied"));
-  };
+  Mailbox board;
+  FillMailbox(position, &board);
+  const LegCheck legs = CheckPathLegs(variant, mover, board, squares, count);
+  if (legs.verdict != MoveVerdict::kLegal) {
+    return Illegal(legs.verdict, Message(position, squares, count, legs.verdict,
+                                         legs.failed_leg));
+  }
   Square path[kMaxPathSquares];
-
-  if (squares.size() == 2) {
-    const Square to = squares[1];
-    if (to == origin) {
+  const Square destination = squares[count - 1];
+  if (legs.shorthand) {
+    // From here to there by any legal chain.
+    if (occupied.Test(destination)) {
+      return Illegal(MoveVerdict::kDestinationOccupied,
+                     Message(position, squares, count,
+                             MoveVerdict::kDestinationOccupied, 1));
+    }
+    const int found =
+        FewestHopPath(variant, position, origin, destination, path);
+    if (found > 0) return Legal(variant, position, path, found, detail);
+    if (variant.spec.target_lock &&
+        FewestHopPath(variant, position, origin, destination, path,
+                      /*ignore_target_lock=*/true) > 0) {
       return Illegal(
-          MoveVerdict::kSquareVisitedTwice,
-          absl::StrCat("the move ends on its origin ", FormatSquare(origin)));
-    }
-    if (AreNeighbours(origin, to) || IsHopShaped(origin, to)) {
-      if (IsHopShaped(origin, to) && !occupied.Test(Middle(origin, to))) {
-        return Illegal(
-            MoveVerdict::kNothingToJump,
-            absl::StrCat("no piece on ", FormatSquare(Middle(origin, to)),
-                         " to jump over in ", Leg(origin, to)));
-      }
-      if (occupied.Test(to)) return occupied_at(to);
-      if (lock && target.Test(origin) && !target.Test(to)) {
-        return leaves_target(to);
-      }
-      path[0] = origin;
-      path[1] = to;
-      return Legal(variant, position, path, 2, detail);
-    }
-    // Shorthand: from here to there by any legal chain.
-    if (occupied.Test(to)) return occupied_at(to);
-    const int count = FewestHopPath(variant, position, origin, to, path);
-    if (count > 0) return Legal(variant, position, path, count, detail);
-    if (lock && FewestHopPath(variant, position, origin, to, path,
-                              /*ignore_target_lock=*/true) > 0) {
-      return leaves_target(to);
+          MoveVerdict::kLeavesTarget,
+          Message(position, squares, count, MoveVerdict::kLeavesTarget, 1));
     }
     return Illegal(
         MoveVerdict::kUnreachable,
         absl::StrCat("no jump chain leads from ", FormatSquare(origin), " to ",
-                     FormatSquare(to)));
+                     FormatSquare(destination)));
   }
-
-  // A full path, checked hop by hop exactly as given. Each square's file
-  // and rank are worked out once, for the three shape tests.
-  Bitboard visited;
-  visited.Set(origin);
-  bool in_target = lock && target.Test(origin);
-  Square at = origin;
-  int at_x = FileOf(at);
-  int at_y = RankOf(at);
-  const Square* const given = squares.data();
-  const int given_count = static_cast<int>(squares.size());
-  for (int i = 1; i < given_count; ++i) {
-    const Square to = given[i];
-    if (visited.Test(to)) {
-      return Illegal(MoveVerdict::kSquareVisitedTwice,
-                     absl::StrCat("the chain visits ", FormatSquare(to),
-                                  " twice (hop ", i, ")"));
-    }
-    const int to_x = FileOf(to);
-    const int to_y = RankOf(to);
-    const int dx = to_x - at_x;
-    const int dy = to_y - at_y;
-    // Not both 0: `to` is not `at`, which has been visited.
-    if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
-      return Illegal(MoveVerdict::kNotAHop,
-                     absl::StrCat(Leg(at, to),
-                                  " is a step, and a step cannot be part of a "
-                                  "jump chain (hop ",
-                                  i, ")"));
-    }
-    if ((dx != 0 && dx != 2 && dx != -2) || (dy != 0 && dy != 2 && dy != -2)) {
-      return Illegal(MoveVerdict::kNotAHop,
-                     absl::StrCat(Leg(at, to),
-                                  " is not a hop: a hop lands two squares away "
-                                  "on a rank, file or diagonal (hop ",
-                                  i, ")"));
-    }
-    const Square over = MakeSquare(at_x + dx / 2, at_y + dy / 2);
-    if (!occupied.Test(over) || over == origin) {
-      return Illegal(
-          MoveVerdict::kNothingToJump,
-          absl::StrCat("no piece on ", FormatSquare(over), " to jump over in ",
-                       Leg(at, to), " (hop ", i, ")"));
-    }
-    if (occupied.Test(to)) return occupied_at(to);
-    if (in_target && !target.Test(to)) return leaves_target(to);
-    if (lock && target.Test(to)) in_target = true;
-    visited.Set(to);
-    at = to;
-    at_x = to_x;
-    at_y = to_y;
-  }
-  if (detail == MoveDetail::kPositionOnly) {
+  if (detail == MoveDetail::kPositionOnly || count == 2) {
     path[0] = origin;
-    path[1] = at;
+    path[1] = destination;
     return Legal(variant, position, path, 2, detail);
   }
   // Answers give the fewest-hop path to the same square.
-  const int count = FewestHopPath(variant, position, origin, at, path);
-  return Legal(variant, position, path, count, detail);
+  const int found = FewestHopPath(variant, position, origin, destination, path);
+  return Legal(variant, position, path, found, detail);
 }
 
 const char* MoveVerdictName(MoveVerdict verdict) {

@@ -1,31 +1,21 @@
+// The check of one move as written (docs/rules.md sections 3, 4 and 7):
+// legal, with the position after it and the fewest-hop path, or illegal,
+// with the reason and a message; and ApplyMove for a move known legal.
 #ifndef HALMA_MOVE_CHECK_H_
 #define HALMA_MOVE_CHECK_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "halma/game_status.h"
+#include "halma/move_verdict.h"
 #include "halma/notation.h"
+#include "halma/path_check.h"
 #include "halma/position.h"
-#include "halma/status.h"
 #include "halma/variant.h"
 
 namespace halma {
-
-// Why a move is illegal (docs/rules.md sections 3, 5 and 7).
-enum class MoveVerdict {
-  kLegal = 0,
-  kGameOver,             // The game had already ended.
-  kPassNotAllowed,       // `pass` while the seat has a legal move.
-  kEmptyOrigin,          // No piece on the origin square.
-  kNotYourPiece,         // The origin holds another seat's piece.
-  kDestinationOccupied,  // A step or hop lands on an occupied square.
-  kNothingToJump,        // A hop over an empty square.
-  kNotAHop,              // A leg of a chain is not a hop (a step included:
-                         // steps and hops never combine).
-  kSquareVisitedTwice,   // A chain returns to a square it visited.
-  kLeavesTarget,         // Target lock: lands outside the target camp.
-  kUnreachable,          // Shorthand: no legal chain reaches the square.
-};
 
 struct MoveCheck {
   MoveVerdict verdict = MoveVerdict::kLegal;
@@ -57,8 +47,6 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
 // names the next seat still playing. Requires CheckRoomForMove.
 Position ApplyMove(const Variant& variant, const Position& position,
                    const MoveText& move);
-
-const char* MoveVerdictName(MoveVerdict verdict);
 
 }  // namespace halma
 

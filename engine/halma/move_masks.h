@@ -1,3 +1,6 @@
+// The geometry of steps and hops in the parity-class grids, as shifts and
+// edge masks, and the per-variant step and landing masks (target lock
+// included) that move generation starts from.
 #ifndef HALMA_MOVE_MASKS_H_
 #define HALMA_MOVE_MASKS_H_
 
@@ -118,6 +121,23 @@ constexpr std::array<ClassShifts, kDirectionCount> MakeStepShifts() {
   return t;
 }
 inline constexpr auto kStepShifts = MakeStepShifts();
+
+// kStepSquares[s]: the squares one step from s on the 16x16 frame.
+constexpr std::array<Bitboard, kSquareCount> MakeStepSquares() {
+  std::array<Bitboard, kSquareCount> t{};
+  for (int s = 0; s < kSquareCount; ++s) {
+    const int x = FileOf(static_cast<Square>(s));
+    const int y = RankOf(static_cast<Square>(s));
+    for (int d = 0; d < kDirectionCount; ++d) {
+      const int nx = x + kDirX[d], ny = y + kDirY[d];
+      if (nx >= 0 && ny >= 0 && nx < kMaxBoardSize && ny < kMaxBoardSize) {
+        t[s].Set(MakeSquare(nx, ny));
+      }
+    }
+  }
+  return t;
+}
+inline constexpr auto kStepSquares = MakeStepSquares();
 
 // The parts of the step and hop masks that do not depend on the position,
 // for one mover: the grid edges and, under target lock, the mover's target

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "halma/flood_fill.h"
+#include "halma/popcount.h"
 
 #ifdef HALMA_HAVE_AVX2_KERNEL
 #include <immintrin.h>
@@ -35,20 +36,6 @@ MakeNeighbourTable() {
   return t;
 }
 constexpr auto kNeighbour = MakeNeighbourTable();
-
-// kStepMask[s]: the squares one step from s on the 16x16 frame.
-constexpr std::array<Bitboard, kSquareCount> MakeStepMasks() {
-  std::array<Bitboard, kSquareCount> t{};
-  for (int s = 0; s < kSquareCount; ++s) {
-    for (int d = 0; d < kDirectionCount; ++d) {
-      if (kNeighbour[s][d] != kNoSquare) {
-        t[s].Set(static_cast<Square>(kNeighbour[s][d]));
-      }
-    }
-  }
-  return t;
-}
-constexpr auto kStepMask = MakeStepMasks();
 
 // Per-position data that every piece's jump closure reuses: landing[d][c]
 // holds the empty squares of class c that a hop in direction d can land on,
@@ -381,17 +368,36 @@ void FillMoveSet(const Variant& variant, const Position& position,
 
 }  // namespace
 
-int MoveSet::Count() const {
+namespace {
+
+// The moves of a set: a popcount per step word, and per word of the
+// flood-fill groups' layers, which are lanes * depth consecutive words
+// (flood_fill.h) whose idle lanes, and a lane's layers beyond its own
+// depth, are zero: a loop without data-dependent exits.
+[[gnu::always_inline]] inline int CountSetBits(const MoveSet& set) {
   int count = 0;
   for (int d = 0; d < kDirectionCount; ++d) {
-    for (int c = 0; c < 4; ++c) count += std::popcount(steps[d][c]);
+    for (int c = 0; c < 4; ++c) count += std::popcount(set.steps[d][c]);
   }
-  ForEachJumper([&count](const Jumper& jumper) {
-    for (int k = 1; k <= jumper.depth; ++k) {
-      count += std::popcount(jumper.Layer(k));
-    }
-  });
+  for (int g = 0; g < set.group_count; ++g) {
+    const FloodFillGroupInfo& group = set.groups[g];
+    const std::uint64_t* words = set.layers + group.first_word;
+    const int n = group.lanes * group.depth;
+    for (int i = 0; i < n; ++i) count += std::popcount(words[i]);
+  }
   return count;
+}
+HALMA_POPCNT_TARGET int CountSetBitsWithPopcnt(const MoveSet& set) {
+  return CountSetBits(set);
+}
+int CountSetBitsPlain(const MoveSet& set) { return CountSetBits(set); }
+
+}  // namespace
+
+int MoveSet::Count() const {
+  static const auto count =
+      PopcntChoice(&CountSetBitsWithPopcnt, &CountSetBitsPlain);
+  return count(*this);
 }
 
 void GenerateMoveSet(const Variant& variant, const Position& position,
@@ -520,6 +526,154 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
   paths->offset[n] = used;
 }
 
+namespace {
+
+// A square's place in the answer order, file then rank: FileOf << 4 |
+// RankOf, and back.
+struct AnswerKeys {
+  std::uint8_t key[kSquareCount];
+  Square square[kSquareCount];
+  constexpr AnswerKeys() : key(), square() {
+    for (int s = 0; s < kSquareCount; ++s) {
+      const Square sq = static_cast<Square>(s);
+      key[s] = static_cast<std::uint8_t>(FileOf(sq) << 4 | RankOf(sq));
+      square[key[s]] = sq;
+    }
+  }
+};
+constexpr AnswerKeys kAnswerKeys;
+
+// A set of squares by answer key, four 64-bit words.
+struct KeySet {
+  std::uint64_t word[4] = {0, 0, 0, 0};
+  void Add(Square s) {
+    const int k = kAnswerKeys.key[s];
+    word[k >> 6] |= std::uint64_t{1} << (k & 63);
+  }
+  // Calls fn(square) in answer order.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (int w = 0; w < 4; ++w) {
+      for (std::uint64_t bits = word[w]; bits != 0; bits &= bits - 1) {
+        fn(kAnswerKeys.square[w << 6 | std::countr_zero(bits)]);
+      }
+    }
+  }
+};
+
+// The directions in the answer order of their step's destination: by dx,
+// then dy.
+constexpr std::array<int, kDirectionCount> StepDirectionsInAnswerOrder() {
+  std::array<int, kDirectionCount> order{};
+  for (int i = 0; i < kDirectionCount; ++i) order[i] = i;
+  const auto key = [](int d) { return kDirX[d] * 4 + kDirY[d]; };
+  for (int i = 0; i < kDirectionCount; ++i) {
+    for (int j = i + 1; j < kDirectionCount; ++j) {
+      if (key(order[j]) < key(order[i])) {
+        const int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
+    }
+  }
+  return order;
+}
+constexpr auto kStepDirectionsInAnswerOrder = StepDirectionsInAnswerOrder();
+
+}  // namespace
+
+void GenerateLegalMovesInAnswerOrder(const Variant& variant,
+                                     const Position& position, Seat seat,
+                                     MoveList* list, MovePaths* paths,
+                                     MoveFilter filter) {
+  JumpBoard board;
+  MoveSet& set = ScratchSet();
+  const Bitboard movers = Movers(position, seat, filter);
+  FillMoveSet(variant, position, variant.MoveMasksOf(seat), movers, &board,
+              &set);
+  // The jumpers by origin square, for the walk of the origins in answer
+  // order.
+  std::uint8_t jumper_of[kSquareCount];
+  MoveSet::Jumper jumpers[kMaxPiecesPerSeat];
+  Bitboard is_jumper;
+  int jumper_count = 0;
+  set.ForEachJumper([&](const MoveSet::Jumper& jumper) {
+    is_jumper.Set(jumper.origin);
+    jumper_of[jumper.origin] = static_cast<std::uint8_t>(jumper_count);
+    jumpers[jumper_count++] = jumper;
+  });
+  KeySet origins;
+  ForEachSquare(movers, [&origins](Square s) { origins.Add(s); });
+  int n = 0;
+  int used = 0;
+  std::uint8_t parent[64];
+  std::uint8_t hops[64];
+  const auto add = [&](Square origin, Square to, int k) {
+    paths->offset[n] = used;
+    paths->squares[used] = origin;
+    list->moves[n++] = LegalMove{origin, to, static_cast<std::uint8_t>(k)};
+    return paths->squares + used;
+  };
+  origins.ForEach([&](Square origin) {
+    const int cls = ClassOf(origin);
+    const int index = ClassIndexOf(origin);
+    if (!is_jumper.Test(origin)) {
+      // Steps only: their destinations in answer order are the directions
+      // in order of (dx, dy).
+      for (const int d : kStepDirectionsInAnswerOrder) {
+        if ((set.steps[d][cls] >> index) & 1) {
+          const Square to = kStepOrSelf[origin][d];
+          add(origin, to, 0)[1] = to;
+          used += 2;
+        }
+      }
+      return;
+    }
+    KeySet destinations;
+    for (int d = 0; d < kDirectionCount; ++d) {
+      if ((set.steps[d][cls] >> index) & 1) {
+        destinations.Add(kStepOrSelf[origin][d]);
+      }
+    }
+    // Each jump destination's fewest hops (its layer) and the square of
+    // the layer before that it is reached from: the lowest that hops onto
+    // it, as GenerateLegalMovesWithPaths picks.
+    const MoveSet::Jumper& jumper = jumpers[jumper_of[origin]];
+    std::uint64_t before = 0;
+    for (int k = 1; k <= jumper.depth; ++k) {
+      const std::uint64_t layer = jumper.Layer(k);
+      for (std::uint64_t w = layer; w != 0; w &= w - 1) {
+        const int i = std::countr_zero(w);
+        destinations.Add(FromClass(cls, i));
+        hops[i] = static_cast<std::uint8_t>(k);
+        const std::uint64_t sources =
+            HopSources(board.landing, cls, std::uint64_t{1} << i) & before;
+        parent[i] = static_cast<std::uint8_t>(std::countr_zero(sources));
+      }
+      before = layer;
+    }
+    destinations.ForEach([&](Square to) {
+      if (ClassOf(to) != cls) {  // A step (steps change class).
+        add(origin, to, 0)[1] = to;
+        used += 2;
+        return;
+      }
+      // A jump: its path walks back through the parents to layer 1.
+      int at = ClassIndexOf(to);
+      const int k = hops[at];
+      Square* path = add(origin, to, k);
+      path[k] = to;
+      for (int j = k - 1; j >= 1; --j) {
+        at = parent[at];
+        path[j] = FromClass(cls, at);
+      }
+      used += k + 1;
+    });
+  });
+  list->size = n;
+  paths->offset[n] = used;
+}
+
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   const MoveMasks& masks = variant.MoveMasksOf(seat);
   const Bitboard movers = position.pieces[SeatIndex(seat)];
@@ -539,6 +693,29 @@ bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   return any != 0;
 }
 
+bool FindStep(const Variant& variant, const Position& position,
+              const Bitboard& occupied, Seat seat, Square* origin,
+              Square* destination) {
+  const MoveMasks& masks = variant.MoveMasksOf(seat);
+  const Bitboard& movers = position.pieces[SeatIndex(seat)];
+  const Bitboard empty = variant.on_board & ~occupied;
+  for (int d = 0; d < kDirectionCount; ++d) {
+    for (int c = 0; c < 4; ++c) {
+      const StepRule& rule = kStepRules[c][d];
+      const std::uint64_t to = empty.word[rule.to];
+      const std::uint64_t from =
+          rule.shift >= 0 ? to >> rule.shift : to << -rule.shift;
+      const std::uint64_t steps = movers.word[c] & masks.step[d][c] & from;
+      if (steps != 0) {
+        *origin = FromClass(c, std::countr_zero(steps));
+        *destination = Neighbour(*origin, d);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 int FewestHopPath(const Variant& variant, const Position& position,
                   Square origin, Square destination,
                   Square path[kMaxPathSquares], bool ignore_target_lock) {
@@ -552,7 +729,7 @@ int FewestHopPath(const Variant& variant, const Position& position,
                 ignore_target_lock ? kUnlocked : variant.MoveMasksOf(seat),
                 &board);
   if (!board.empty_squares.Test(destination)) return 0;
-  if (kStepMask[origin].Test(destination)) {
+  if (kStepSquares[origin].Test(destination)) {
     if (target_camp.Test(origin) && !target_camp.Test(destination)) return 0;
     path[0] = origin;
     path[1] = destination;

@@ -1,3 +1,6 @@
+// Legal-move generation (docs/rules.md section 3): the move set in bitboard
+// form, the move list with fewest hops and paths, HasLegalMove,
+// FewestHopPath, and the order answers list moves in.
 #ifndef HALMA_MOVEGEN_H_
 #define HALMA_MOVEGEN_H_
 
@@ -140,6 +143,15 @@ void GenerateLegalMoves(const Variant& variant, const Position& position,
 // True when `seat` has any legal move other than `pass`.
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat);
 
+// A legal step of `seat` in `position` (whose pieces `occupied` holds), if
+// it has one: its origin and destination, the first in a fixed order. A
+// step stays legal as long as its origin holds the seat's piece and its
+// destination is empty (target lock depends on those two squares alone),
+// so a caller may keep one as a witness that the seat can move.
+bool FindStep(const Variant& variant, const Position& position,
+              const Bitboard& occupied, Seat seat, Square* origin,
+              Square* destination);
+
 // The fewest-hop path from `origin` to `destination` for the piece standing
 // on `origin` (steps included: a neighbour gives a two-square path). Writes
 // the squares to `path` and returns their count, or 0 when no legal move
@@ -166,6 +178,17 @@ void GenerateLegalMovesWithPaths(const Variant& variant,
                                  const Position& position, Seat seat,
                                  MoveList* list, MovePaths* paths,
                                  MoveFilter filter = MoveFilter{});
+
+// The same moves and paths in the order answers present them (MoveOrder:
+// origin, then destination, each file first, then rank), so that a caller
+// needs no sort. Each path is the one GenerateLegalMovesWithPaths gives (the
+// lowest square of each earlier layer that hops on), found a layer at a
+// time: about half the instructions of the unordered list with paths and a
+// sort of it (bench/callgrind.sh).
+void GenerateLegalMovesInAnswerOrder(const Variant& variant,
+                                     const Position& position, Seat seat,
+                                     MoveList* list, MovePaths* paths,
+                                     MoveFilter filter = MoveFilter{});
 
 // Orders moves by origin (file, then rank) and destination (file, then rank),
 // the order answers present them in.

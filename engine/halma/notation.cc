@@ -1,6 +1,7 @@
 #include "halma/notation.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -17,8 +18,6 @@ constexpr size_t kMaxMoveText = 1024;
 constexpr size_t kMaxPositionText = 4096;
 // kMaxMoveCount, 9223372036854775807, has 19 digits.
 constexpr int kMaxMoveCountDigits = 19;
-// Squares the fast path of ParseMove reads (a legal chain visits at most 64).
-constexpr int kMaxPathSquaresRead = 64;
 
 std::string FileRange(int n) {
   return absl::StrCat("a..", std::string(1, static_cast<char>('a' + n - 1)));
@@ -51,32 +50,61 @@ bool ReadSquare(absl::string_view text, int n, Square* square) {
   return true;
 }
 
-// A well-formed move of two or more squares joined by '-', read without
-// building any message; false for anything else (ParseMove then says what
-// is wrong).
-bool ReadPath(absl::string_view text, int n, MoveText* move) {
-  // One pass over the characters: file letter, one or two rank digits,
-  // then a dash or the end. A legal path visits at most 64 squares; longer
-  // ones go the slow way.
-  Square squares[kMaxPathSquaresRead];
-  int count = 0;
-  const char* at = text.data();
-  const char* const end = at + text.size();
-  while (true) {
-    if (end - at < 2 || count == kMaxPathSquaresRead) return false;
-    const int file = at[0] - 'a';
-    int rank = at[1] - '0';
-    if (file < 0 || file >= n || rank < 1 || rank > 9) return false;
-    at += 2;
-    if (at < end && IsDigit(*at)) rank = rank * 10 + (*at++ - '0');
-    if (rank > n) return false;
-    squares[count++] = MakeSquare(file, rank - 1);
-    if (at == end) break;
-    if (*at++ != '-') return false;
+// kSquareAt[rank][file]: MakeSquare(file, rank), both 0..15, as one load.
+constexpr std::array<std::array<Square, kMaxBoardSize>, kMaxBoardSize>
+MakeSquareTable() {
+  std::array<std::array<Square, kMaxBoardSize>, kMaxBoardSize> t{};
+  for (int y = 0; y < kMaxBoardSize; ++y) {
+    for (int x = 0; x < kMaxBoardSize; ++x) t[y][x] = MakeSquare(x, y);
   }
-  if (count < 2) return false;
-  move->squares.assign(squares, squares + count);
-  return true;
+  return t;
+}
+constexpr auto kSquareAt = MakeSquareTable();
+
+// Paths up to this many characters have at most kMaxReadPathSquares
+// squares (n squares take at least 3 n - 1 characters).
+constexpr std::ptrdiff_t kMaxReadPathText = 3 * (kMaxReadPathSquares + 1) - 2;
+
+// A well-formed path of two or more squares joined by '-', of at most
+// kMaxReadPathText characters, read without building any message. Returns
+// the number of squares, or -1. Every square but the last has a dash after
+// it, so while four characters remain a square is read without testing for
+// the end of the text: a file letter, a digit, then a second digit and a
+// dash, or a dash.
+[[gnu::always_inline]] inline int ReadPath(const char* at,
+                                           const char* const end, unsigned n,
+                                           Square* squares) {
+  if (end - at > kMaxReadPathText) return -1;
+  Square* out = squares;
+  while (end - at >= 4) {
+    const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
+    unsigned rank = static_cast<unsigned char>(at[1]) - '1';  // 0-based.
+    const unsigned digit = static_cast<unsigned char>(at[2]) - '0';
+    if (file >= n || rank > 8) return -1;
+    const char* dash = at + 2;
+    if (digit <= 9) {
+      rank = rank * 10 + 9 + digit;  // (rank + 1) * 10 + digit - 1.
+      ++dash;
+    }
+    if (rank >= n || *dash != '-') return -1;
+    *out++ = kSquareAt[rank][file];
+    at = dash + 1;
+  }
+  // The last square: two or three characters.
+  const std::ptrdiff_t left = end - at;
+  if (left < 2) return -1;
+  const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
+  unsigned rank = static_cast<unsigned char>(at[1]) - '1';
+  if (file >= n || rank > 8) return -1;
+  if (left == 3) {
+    const unsigned digit = static_cast<unsigned char>(at[2]) - '0';
+    if (digit > 9) return -1;
+    rank = rank * 10 + 9 + digit;
+  }
+  if (rank >= n) return -1;
+  *out++ = kSquareAt[rank][file];
+  const int count = static_cast<int>(out - squares);
+  return count < 2 ? -1 : count;
 }
 
 // Splits `text` at `separator` into at most `capacity` parts stored in
@@ -246,8 +274,14 @@ absl::Status ParseMoveInto(absl::string_view text, int n, MoveText* out) {
     move.is_pass = true;
     return absl::OkStatus();
   }
-  if (text.size() <= kMaxMoveText && ReadPath(text, n, &move)) {
-    return absl::OkStatus();
+  if (text.size() <= kMaxMoveText) {
+    Square squares[kMaxReadPathSquares];
+    const int count = ReadPath(text.data(), text.data() + text.size(),
+                               static_cast<unsigned>(n), squares);
+    if (count > 0) {
+      move.squares.assign(squares, squares + count);
+      return absl::OkStatus();
+    }
   }
   move.squares.clear();
   constexpr absl::string_view expected =
@@ -431,6 +465,13 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
   return pos;
 }
 
+int ReadMoveSquares(absl::string_view text, int n,
+                    Square squares[kMaxReadPathSquares]) {
+  if (text.size() == 4 && text == "pass") return 0;
+  return ReadPath(text.data(), text.data() + text.size(),
+                  static_cast<unsigned>(n), squares);
+}
+
 std::string FormatSquare(Square s) { return std::string(SquareName(s)); }
 
 std::string FormatPath(const Square* squares, int count) {
@@ -450,14 +491,17 @@ std::string FormatMove(const MoveText& move) {
 }
 
 std::string FormatPosition(const Position& position, const Variant& variant) {
-  // The pieces on a mailbox first (one pass over each seat's few pieces),
-  // so that the rank-by-rank scan below reads one byte per square instead
-  // of testing four bitboards.
-  char board[kSquareCount] = {};
+  // Per rank, a mask of the files that hold a piece and each piece's
+  // letter, so that a rank is written a piece at a time (the empty runs
+  // between them from the mask) rather than a square at a time.
+  std::uint32_t files[kMaxBoardSize] = {};
+  char letters[kSquareCount];
   for (int i = 0; i < kMaxSeats; ++i) {
     const char letter = SeatLetter(SeatAt(i));
     ForEachSquare(position.pieces[i], [&](Square s) {
-      board[FileOf(s) + RankOf(s) * kMaxBoardSize] = letter;
+      const int x = FileOf(s), y = RankOf(s);
+      files[y] |= 1u << x;
+      letters[y * kMaxBoardSize + x] = letter;
     });
   }
   const int n = variant.size;
@@ -470,18 +514,14 @@ std::string FormatPosition(const Position& position, const Variant& variant) {
     *out++ = static_cast<char>('0' + empty % 10);
   };
   for (int y = n - 1; y >= 0; --y) {
-    const char* rank = board + y * kMaxBoardSize;
-    int empty = 0;
-    for (int x = 0; x < n; ++x) {
-      if (rank[x] == 0) {
-        ++empty;
-        continue;
-      }
-      if (empty > 0) put_count(empty);
-      empty = 0;
-      *out++ = rank[x];
+    int x = 0;
+    for (std::uint32_t mask = files[y]; mask != 0; mask &= mask - 1) {
+      const int file = std::countr_zero(mask);
+      if (file > x) put_count(file - x);
+      *out++ = letters[y * kMaxBoardSize + file];
+      x = file + 1;
     }
-    if (empty > 0) put_count(empty);
+    if (n > x) put_count(n - x);
     if (y > 0) *out++ = '/';
   }
   *out++ = ' ';

@@ -1,3 +1,5 @@
+// The text notation of docs/rules.md section 4: parsing and formatting of
+// squares, moves and positions, with error messages that name the field.
 #ifndef HALMA_NOTATION_H_
 #define HALMA_NOTATION_H_
 
@@ -15,9 +17,9 @@
 
 namespace halma {
 
-// A move as written (docs/rules.md section 4): `pass`, or the squares it visits.
-// Most chains are short, so the squares are stored inline: parsing a move
-// (once per ply of a replayed record) allocates nothing.
+// A move as written (docs/rules.md section 4): `pass`, or the squares it
+// visits. Most chains are short, so the squares are stored inline: parsing a
+// move (once per ply of a replayed record) allocates nothing.
 struct MoveText {
   bool is_pass = false;
   absl::InlinedVector<Square, 16> squares;
@@ -34,6 +36,17 @@ absl::StatusOr<MoveText> ParseMove(absl::string_view text, int board_size);
 // many moves into storage of its own, such as a record's replay.
 absl::Status ParseMoveInto(absl::string_view text, int board_size,
                            MoveText* move);
+// The longest path ReadMoveSquares reads (a legal chain visits at most 64
+// squares of one parity class).
+inline constexpr int kMaxReadPathSquares = 64;
+// The fast path of ParseMoveInto for a caller with storage of its own:
+// reads a well-formed move of an n x n board, `pass` or two to
+// kMaxReadPathSquares squares joined by '-', into `squares` without
+// building any message. Returns the number of squares (0 for `pass`), or
+// -1 for anything else: ParseMoveInto then says what is wrong (or reads a
+// longer path).
+int ReadMoveSquares(absl::string_view text, int board_size,
+                    Square squares[kMaxReadPathSquares]);
 // Parses and checks a position string against `variant`: layout, letters,
 // piece counts and move counts (see CheckPositionConsistency).
 absl::StatusOr<Position> ParsePosition(absl::string_view text,

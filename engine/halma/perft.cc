@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "halma/flood_fill.h"
+#include "halma/game_status.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
-#include "halma/status.h"
 
 namespace halma {
 namespace {
@@ -19,45 +19,6 @@ namespace {
 // (bench/halma_bench.cc, BM_Perft; dense 16x16 midgames the most), so
 // about a millisecond or two.
 constexpr std::uint64_t kCheckpointNodes = 4096;
-
-// MoveSet::Count, with the popcnt instruction where the CPU has it: the
-// build targets any x86-64 CPU, whose std::popcount is a library call, and
-// bulk counting spends much of its time counting bits.
-//
-// The layers of a flood-fill group are lanes * depth consecutive words
-// (flood_fill.h), and the words of its idle lanes, and of a lane beyond its
-// own depth, are zero: so the jump moves are the bits of those blocks, a
-// loop without data-dependent exits.
-[[gnu::always_inline]] inline int CountMoves(const MoveSet& set) {
-  int count = 0;
-  for (int d = 0; d < kDirectionCount; ++d) {
-    for (int c = 0; c < 4; ++c) count += std::popcount(set.steps[d][c]);
-  }
-  for (int g = 0; g < set.group_count; ++g) {
-    const FloodFillGroupInfo& group = set.groups[g];
-    const std::uint64_t* words = set.layers + group.first_word;
-    const int n = group.lanes * group.depth;
-    for (int i = 0; i < n; ++i) count += std::popcount(words[i]);
-  }
-  return count;
-}
-
-#ifdef HALMA_HAVE_AVX2_KERNEL
-__attribute__((target("popcnt"))) int CountMovesPopcnt(const MoveSet& set) {
-  return CountMoves(set);
-}
-const bool kHavePopcnt = [] {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("popcnt") != 0;
-}();
-#endif
-
-int BulkCount(const MoveSet& set) {
-#ifdef HALMA_HAVE_AVX2_KERNEL
-  if (kHavePopcnt) return CountMovesPopcnt(set);
-#endif
-  return CountMoves(set);
-}
 
 // The count of one perft: one move set per remaining depth, allocated up
 // front, so that the recursion allocates nothing. Every rule comes from the
@@ -143,8 +104,9 @@ class Counter {
     }
     MoveSet& set = sets_[depth - 1];
     GenerateMoveSet(variant_, position, position.to_move, &set);
-    // Bulk counting: the last ply's moves are counted, not played.
-    if (depth == 1) return static_cast<std::uint64_t>(BulkCount(set));
+    // Bulk counting: the last ply's moves are counted (MoveSet::Count,
+    // with popcnt where the CPU has it), not played.
+    if (depth == 1) return static_cast<std::uint64_t>(set.Count());
     std::uint64_t total = 0;
     set.ForEach([&](Square origin, Square destination, int /*hops*/) {
       if (stopped_) return;

@@ -1,3 +1,5 @@
+// A position (pieces, side to move, move counts), the start position, and
+// the well-formedness checks of docs/rules.md section 4.
 #ifndef HALMA_POSITION_H_
 #define HALMA_POSITION_H_
 
@@ -11,8 +13,8 @@
 
 namespace halma {
 
-// The most moves a seat's count can hold: docs/rules.md section 4 sets no bound,
-// this one is far beyond any game and keeps every sum of counts exact.
+// The most moves a seat's count can hold: docs/rules.md section 4 sets no
+// bound, this one is far beyond any game and keeps every sum of counts exact.
 inline constexpr int64_t kMaxMoveCount = std::numeric_limits<int64_t>::max();
 
 // A position: where every piece stands, whose turn it is and how many moves
@@ -41,6 +43,20 @@ struct Position {
   }
   friend bool operator==(const Position& a, const Position& b);
 };
+
+// The pieces of a position square by square, for code that asks about
+// single squares (one load each, where a bitboard test takes several
+// instructions): 0 for an empty square, else SeatIndex + 1 of the seat
+// whose piece stands there.
+struct Mailbox {
+  std::uint8_t seat_plus_one[kSquareCount];
+
+  bool Occupied(Square s) const { return seat_plus_one[s] != 0; }
+  bool Holds(Square s, Seat seat) const {
+    return seat_plus_one[s] == SeatIndex(seat) + 1;
+  }
+};
+void FillMailbox(const Position& position, Mailbox* mailbox);
 
 // Every seat on its home camp, `w` to move, no moves made.
 Position StartPosition(const Variant& variant);

@@ -1,13 +1,15 @@
+// Seats (w, r, b, g), their home and target corners, and sets of seats.
 #ifndef HALMA_SEAT_H_
 #define HALMA_SEAT_H_
 
-#include <bit>
 #include <cstdint>
+
+#include "halma/popcount.h"
 
 namespace halma {
 
-// Seats are named after their home corner (docs/rules.md section 1). The numeric
-// value is the clockwise turn order w, r, b, g.
+// Seats are named after their home corner (docs/rules.md section 1). The
+// numeric value is the clockwise turn order w, r, b, g.
 enum class Seat : std::uint8_t { kW = 0, kR = 1, kB = 2, kG = 3 };
 inline constexpr int kMaxSeats = 4;
 
@@ -54,7 +56,7 @@ struct SeatSet {
   constexpr bool Has(Seat s) const { return (bits >> SeatIndex(s)) & 1; }
   constexpr void Add(Seat s) { bits |= std::uint8_t(1u << SeatIndex(s)); }
   constexpr void Remove(Seat s) { bits &= std::uint8_t(~(1u << SeatIndex(s))); }
-  constexpr int Count() const { return std::popcount(unsigned{bits}); }
+  constexpr int Count() const { return CountBits4(bits); }
   constexpr bool Empty() const { return bits == 0; }
   friend constexpr bool operator==(SeatSet a, SeatSet b) {
     return a.bits == b.bits;

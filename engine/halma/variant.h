@@ -1,6 +1,9 @@
+// Variants (docs/rules.md section 2): the presets, custom specifications,
+// and the validated form with its camp and move masks precomputed.
 #ifndef HALMA_VARIANT_H_
 #define HALMA_VARIANT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,8 +15,8 @@
 
 namespace halma {
 
-// What a request says about a variant (docs/rules.md section 2): either a preset
-// or these fields given directly.
+// What a request says about a variant (docs/rules.md section 2): either a
+// preset or these fields given directly.
 struct VariantSpec {
   std::string name;  // Preset name, or empty for a custom variant.
   int board_size = 0;
@@ -35,6 +38,9 @@ struct Variant {
   int pieces_per_seat = 0;
   Bitboard on_board;
   Bitboard camp[kMaxSeats];  // Indexed by Corner.
+  // camps_at[s]: the camps square s lies in, bit c for Corner c (one load
+  // where code asks about single squares).
+  std::uint8_t camps_at[kSquareCount] = {};
   // The step and hop masks of a mover whose target is that camp (indexed
   // by Corner): the grid edges and, under target lock, the lock.
   MoveMasks move_masks[kMaxSeats];

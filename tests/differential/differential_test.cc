@@ -1,6 +1,6 @@
 // Differential test: the engine against the reference implementation of
-// the rules, docs/rules.md (reference.h), on every position of seeded playouts that mix
-// progress-greedy and random moves.
+// the rules, docs/rules.md (reference.h), on every position of seeded playouts
+// that mix progress-greedy and random moves.
 //
 // For each position it compares the position strings, the status (section
 // 5 to 7), the legal (origin, destination) sets with their fewest-hop counts,
@@ -22,15 +22,16 @@
 
 #include "gtest/gtest.h"
 #include "halma/flood_fill.h"
+#include "halma/game_state.h"
+#include "halma/game_status.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
-#include "tests/testdata.h"
 #include "reference.h"
+#include "tests/testdata.h"
 
 namespace halma {
 namespace {
@@ -175,6 +176,8 @@ struct Stats {
   long move_checks = 0;
   long probes = 0;
   long legal_probes = 0;
+  long states_compared = 0;
+  long answer_orders_compared = 0;
   int max_hops = 0;
   std::map<std::string, long> status_kinds;
   std::map<std::string, long> results;
@@ -190,7 +193,9 @@ std::string Summary(const std::string& label, const Stats& s) {
       << " s); " << s.moves_compared << " legal moves and " << s.paths_checked
       << " paths compared, max fewest hops " << s.max_hops << "; "
       << s.move_checks << " move checks of played moves, " << s.probes
-      << " probe moves (" << s.legal_probes << " legal)\n";
+      << " probe moves (" << s.legal_probes << " legal); " << s.states_compared
+      << " incremental states (GameState::Play, Undo) and "
+      << s.answer_orders_compared << " answer-ordered move lists compared\n";
   out << "[differential] " << label << ": finished games " << s.finished_games
       << " {";
   bool first = true;
@@ -231,6 +236,8 @@ class Runner {
         list_(std::make_unique<MoveList>()),
         list2_(std::make_unique<MoveList>()),
         paths_(std::make_unique<MovePaths>()),
+        list3_(std::make_unique<MoveList>()),
+        paths2_(std::make_unique<MovePaths>()),
         set_(std::make_unique<MoveSet>()) {}
 
   bool Init() {
@@ -335,9 +342,16 @@ class Runner {
 
   // Compares the position and plays on from it until the game is over or
   // `ply_cap` moves were played.
+  //
+  // A GameState plays the same moves alongside: after every move its
+  // position, tallies and status must equal those of a state built from
+  // the position afresh (EvaluateStatus's, compared with the reference
+  // above), and Undo must give back the state before the move.
   void PlayFrom(Position pos, ref::Board board, int ply_cap,
                 const ref::PlayoutPolicy* policy) {
+    GameState state(variant_, pos);
     for (int ply = 0;; ++ply) {
+      if (ply > 0) CompareState(&state, pos);
       ref::Status rs;
       GameStatus es;
       std::vector<ref::Move> moves;
@@ -397,6 +411,47 @@ class Runner {
   }
 
  private:
+  // Plays on `state` the move that took it to `after` (a pass when the
+  // mover's pieces did not change), then compares.
+  void CompareState(GameState* state, const Position& after) {
+    ++stats_.states_compared;
+    const Position& before = state->position();
+    const int mover = SeatIndex(before.to_move);
+    const Bitboard left = before.pieces[mover] & ~after.pieces[mover];
+    const Bitboard arrived = after.pieces[mover] & ~before.pieces[mover];
+    const GameState copy = *state;
+    const bool pass = !left.Any();
+    Square origin = 0, destination = 0;
+    ForEachSquare(left, [&](Square s) { origin = s; });
+    ForEachSquare(arrived, [&](Square s) { destination = s; });
+    const GameState::UndoRecord undo =
+        pass ? state->PlayPass() : state->Play(origin, destination);
+    const std::string text = FormatPosition(after, variant_);
+    const GameState fresh(variant_, after);
+    if (!(state->position() == after)) {
+      Fail("GameState's position after Play differs from ApplyMove's", text,
+           "GameState: " + FormatPosition(state->position(), variant_));
+    } else if (!(*state == fresh)) {
+      Fail("GameState after Play differs from one built from its position",
+           text,
+           std::string("incremental over/finished/eliminated/must_pass ") +
+               (state->status().over ? "1" : "0") +
+               Letters(state->status().finished) + "/" +
+               Letters(state->status().eliminated) + "/" +
+               (state->status().must_pass ? "1" : "0") + ", fresh " +
+               (fresh.status().over ? "1" : "0") +
+               Letters(fresh.status().finished) + "/" +
+               Letters(fresh.status().eliminated) + "/" +
+               (fresh.status().must_pass ? "1" : "0"));
+    }
+    GameState undone = *state;
+    undone.Undo(undo);
+    if (!(undone == copy)) {
+      Fail("GameState::Undo does not restore the state before Play", text,
+           "before: " + FormatPosition(copy.position(), variant_));
+    }
+  }
+
   bool RandomBoard(ref::Board* out) {
     ref::Board b;
     for (auto& row : b.cell) {
@@ -660,6 +715,49 @@ class Runner {
                  ": " + problem);
       }
     }
+    CompareAnswerOrder(pos, MoveFilter{}, text);
+  }
+
+  // GenerateLegalMovesInAnswerOrder: exactly the moves, hops and paths of
+  // GenerateLegalMovesWithPaths (in list2_ and paths_), sorted by MoveOrder.
+  void CompareAnswerOrder(const Position& pos, const MoveFilter& filter,
+                          const std::string& text) {
+    GenerateLegalMovesInAnswerOrder(variant_, pos, pos.to_move, list3_.get(),
+                                    paths2_.get(), filter);
+    std::vector<int> order(list2_->size);
+    for (int i = 0; i < list2_->size; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [this](int a, int b) {
+      return MoveOrder(list2_->moves[a], list2_->moves[b]);
+    });
+    if (list3_->size != list2_->size) {
+      Fail("GenerateLegalMovesInAnswerOrder lists another number of moves",
+           text,
+           std::to_string(list3_->size) + " against " +
+               std::to_string(list2_->size));
+      return;
+    }
+    for (int i = 0; i < list3_->size; ++i) {
+      const LegalMove& got = list3_->moves[i];
+      const LegalMove& want = list2_->moves[order[i]];
+      const std::vector<Square> got_path(paths2_->Path(i),
+                                         paths2_->Path(i) + paths2_->Length(i));
+      const std::vector<Square> want_path(
+          paths_->Path(order[i]),
+          paths_->Path(order[i]) + paths_->Length(order[i]));
+      if (got.origin != want.origin || got.destination != want.destination ||
+          got.hops != want.hops || got_path != want_path) {
+        Fail(
+            "GenerateLegalMovesInAnswerOrder differs from the sorted list",
+            text,
+            "move " + std::to_string(i) + ": " +
+                FormatPath(got_path.data(), static_cast<int>(got_path.size())) +
+                " against " +
+                FormatPath(want_path.data(),
+                           static_cast<int>(want_path.size())));
+        return;
+      }
+    }
+    ++stats_.answer_orders_compared;
   }
 
   // The origin filter, and FewestHopPath for a legal and a random square.
@@ -688,6 +786,9 @@ class Runner {
                " differs",
            text, Diff(sub, got));
     }
+    GenerateLegalMovesWithPaths(variant_, pos, pos.to_move, list2_.get(),
+                                paths_.get(), filter);
+    CompareAnswerOrder(pos, filter, text);
 
     Square path[kMaxPathSquares];
     if (!want.empty()) {
@@ -933,6 +1034,8 @@ class Runner {
   std::unique_ptr<MoveList> list_;
   std::unique_ptr<MoveList> list2_;
   std::unique_ptr<MovePaths> paths_;
+  std::unique_ptr<MoveList> list3_;
+  std::unique_ptr<MovePaths> paths2_;
   std::unique_ptr<MoveSet> set_;
 };
 
