@@ -1,5 +1,5 @@
 // ListVariants' request handling: arbitrary bytes as the serialized request,
-// through ParseRequest and AnswerListVariants.
+// through ParseRequest and RulesCore::ListVariants.
 //
 // Properties: ParseRequest's two overloads agree; an error is
 // INVALID_ARGUMENT, bounded, printable, and names "request"; any request
@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::ParseBoth(bytes, {"request"}, &request).ok()) return 0;
   v1::ListVariantsResponse response;
   const absl::Status status =
-      fuzz::Service().AnswerListVariants(request, &response);
+      fuzz::Service().ListVariants(request, &response);
   FUZZ_CHECK(status.ok(), status.ToString());
   fuzz::CheckSerializes(response);
   static const std::string* first = [&] {

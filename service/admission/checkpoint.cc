@@ -22,9 +22,7 @@ Checkpoint::Checkpoint(absl::string_view method, absl::string_view work,
 
 absl::Status Checkpoint::operator()() const {
   if (hook_ != nullptr) (*hook_)(*this);
-  if (cancelled_()) {
-    return absl::CancelledError(absl::StrCat(method_, ": call cancelled"));
-  }
+  // The deadline first: gRPC cancels a call whose deadline has passed.
   if (absl::Now() > deadline_) {
     absl::Status status = absl::DeadlineExceededError(absl::StrCat(
         method_, ": deadline exceeded while ", work_,
@@ -34,6 +32,9 @@ absl::Status Checkpoint::operator()() const {
     // deadline, ended the work.
     return server_limit_first_ ? WithLimit(status, "max_call_seconds")
                                : status;
+  }
+  if (cancelled_()) {
+    return absl::CancelledError(absl::StrCat(method_, ": call cancelled"));
   }
   return absl::OkStatus();
 }

@@ -10,7 +10,8 @@
 //
 // The bytes are exactly those protobuf serializes for the same message
 // (fields in number order, proto3 defaults left out), which
-// tests/service/legal_moves_encoding_test checks on thousands of positions.
+// tests/service/core/legal_moves_encoding_test checks on thousands of
+// positions.
 #ifndef HALMA_SERVICE_CORE_LEGAL_MOVES_ENCODING_H_
 #define HALMA_SERVICE_CORE_LEGAL_MOVES_ENCODING_H_
 

@@ -1,7 +1,6 @@
-// ValidateMove's continuations over loopback: a board UI builds a chain hop
-// by hop from them. Checked against LegalMoves' paths and ValidateMove
+// ValidateMove's continuations, from the rules core: a board UI builds a
+// chain hop by hop from them. Checked against LegalMoves' paths and ValidateMove
 // itself on positions of every preset.
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -12,26 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "halma/v1/halma.grpc.pb.h"
-#include "service/server.h"
-#include "tests/service/test_server.h"
+#include "halma/v1/halma.pb.h"
+#include "service/core/rules_core.h"
 
 namespace halma::service {
 namespace {
 
-class ContinuationsServiceTest : public ::testing::Test {
+class ContinuationsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ServerConfig config;
-    config.host = "127.0.0.1";
-    config.port = 0;
-    server_ = MustStart(config);
-    ASSERT_NE(server_, nullptr);
-    stub_ = v1::HalmaRules::NewStub(ChannelTo(server_->address()));
-  }
-
   v1::ValidateMoveResponse Validate(const std::string& preset,
                                     const std::string& position,
                                     const std::string& move) {
@@ -40,10 +28,7 @@ class ContinuationsServiceTest : public ::testing::Test {
     request.set_position(position);
     request.set_move(move);
     v1::ValidateMoveResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(30));
-    EXPECT_TRUE(stub_->ValidateMove(&context, request, &response).ok());
+    EXPECT_TRUE(core_.ValidateMove(request, &response).ok());
     return response;
   }
 
@@ -53,13 +38,11 @@ class ContinuationsServiceTest : public ::testing::Test {
     request.mutable_variant()->set_preset(preset);
     request.set_position(position);
     v1::LegalMovesResponse response;
-    grpc::ClientContext context;
-    EXPECT_TRUE(stub_->LegalMoves(&context, request, &response).ok());
+    EXPECT_TRUE(core_.LegalMoves(request, &response).ok());
     return response;
   }
 
-  std::unique_ptr<HalmaServer> server_;
-  std::unique_ptr<v1::HalmaRules::Stub> stub_;
+  const RulesCore core_;
 };
 
 // Positions of a preset from the benchmark's committed sets (seeded
@@ -90,7 +73,7 @@ bool TwoApartOnALine(const std::string& a, const std::string& b) {
 // p(i+1) among its continuations; every continuation of a prefix extends
 // it to a legal move; the full path's continuations are those of the
 // two-square shorthand for the same destination. Steps and pass have none.
-TEST_F(ContinuationsServiceTest, PrefixesOfLegalPathsAgreeWithContinuations) {
+TEST_F(ContinuationsTest, PrefixesOfLegalPathsAgreeWithContinuations) {
   const std::vector<std::string> presets = {
       "brainking-8x8", "brainking-10x10", "iggamecenter-10x10", "classic-16x16",
       "classic-16x16-4p"};
@@ -146,7 +129,7 @@ TEST_F(ContinuationsServiceTest, PrefixesOfLegalPathsAgreeWithContinuations) {
 }
 
 // Illegal moves have no continuations.
-TEST_F(ContinuationsServiceTest, IllegalMovesHaveNone) {
+TEST_F(ContinuationsTest, IllegalMovesHaveNone) {
   const v1::ValidateMoveResponse answer =
       Validate("brainking-8x8", "", "a1-a3");  // Over a2 onto a3: occupied.
   EXPECT_FALSE(answer.legal());

@@ -18,9 +18,10 @@
 #include "gtest/gtest.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/variant.h"
-#include "service/server.h"
-#include "tests/service/played_records.h"
-#include "tests/service/test_server.h"
+#include "halma/game.h"
+#include "tests/service/fixture/checkpoint_latch.h"
+#include "tests/service/fixture/loopback_server.h"
+#include "tests/service/fixture/played_records.h"
 
 namespace halma::service {
 namespace {
@@ -28,9 +29,7 @@ namespace {
 using ::testing::HasSubstr;
 
 ServerConfig StreamConfig() {
-  ServerConfig config;
-  config.host = "127.0.0.1";
-  config.port = 0;
+  ServerConfig config = LoopbackConfig();
   config.max_message_bytes = 16 << 20;
   config.max_record_moves = 20000;
   config.grace_period_seconds = 10;
@@ -100,21 +99,14 @@ void ExpectSameAsUnary(const v1::AdjudicateStreamResponse& streamed,
   }
 }
 
-std::unique_ptr<grpc::ClientContext> ContextWithDeadline(int seconds) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(seconds));
-  return context;
-}
-
 TEST(AdjudicateStreamTest, AnswersEveryRecordInOrderAsAdjudicateWould) {
-  std::unique_ptr<HalmaServer> server = MustStart(StreamConfig());
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
-  auto channel = ChannelTo(server->address());
+  auto channel = server->channel();
   auto stub = v1::HalmaRules::NewStub(channel);
   const std::vector<v1::AdjudicateRequest> records = MixedRecords(140);
 
-  auto context = ContextWithDeadline(60);
+  auto context = ContextWithDeadline(absl::Seconds(60));
   auto stream = stub->AdjudicateStream(context.get());
   // The writer runs beside the reader: the server answers as it reads.
   std::thread writer([&] {
@@ -152,9 +144,9 @@ TEST(AdjudicateStreamTest, AnswersEveryRecordInOrderAsAdjudicateWould) {
 // A message that does not parse is an error for that record (no id can be
 // read from it); the stream goes on with the next one.
 TEST(AdjudicateStreamTest, UndecodableRecordIsAnErrorAndTheStreamGoesOn) {
-  std::unique_ptr<HalmaServer> server = MustStart(StreamConfig());
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
-  grpc::GenericStub stub(ChannelTo(server->address()));
+  grpc::GenericStub stub(server->channel());
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::seconds(30));
@@ -229,7 +221,7 @@ TEST(AdjudicateStreamTest, UndecodableRecordIsAnErrorAndTheStreamGoesOn) {
 std::vector<v1::AdjudicateStreamResponse> StreamAll(
     v1::HalmaRules::Stub& stub,
     const std::vector<v1::AdjudicateRequest>& records) {
-  auto context = ContextWithDeadline(120);
+  auto context = ContextWithDeadline(absl::Seconds(120));
   auto stream = stub.AdjudicateStream(context.get());
   for (std::size_t i = 0; i < records.size(); ++i) {
     v1::AdjudicateStreamRequest request;
@@ -250,9 +242,9 @@ std::vector<v1::AdjudicateStreamResponse> StreamAll(
 TEST(AdjudicateStreamTest, RecordLengthLimitApplies) {
   ServerConfig config = StreamConfig();
   config.max_record_moves = 1000;
-  std::unique_ptr<HalmaServer> server = MustStart(config);
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
-  auto stub = v1::HalmaRules::NewStub(ChannelTo(server->address()));
+  auto stub = v1::HalmaRules::NewStub(server->channel());
   v1::AdjudicateRequest too_long;
   too_long.mutable_variant()->set_preset("brainking-8x8");
   for (int i = 0; i < 1001; ++i) too_long.add_moves("pass");
@@ -268,43 +260,74 @@ TEST(AdjudicateStreamTest, RecordLengthLimitApplies) {
 }
 
 // ... and the maximum call time, per record: a record cut off by it is an
-// error, and the next record gets its own time.
+// error, and the next record gets its own time. The first record is held
+// at its first checkpoint until its time is up.
 TEST(AdjudicateStreamTest, MaximumCallTimeAppliesToEachRecord) {
-  // Two-hop shorthand back and forth on iggamecenter-10x10 (no home-exit
-  // rule, no move cap), each ply searched: at a few million plies a second
-  // (about a fifth of that under the sanitizers) this takes well over the
-  // one second allowed.
-  constexpr int kSlowMoves = HALMA_TEST_SANITIZED ? 3'000'000 : 8'000'000;
+  CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
   ServerConfig config = StreamConfig();
-  config.max_record_moves = kSlowMoves;
-  config.max_message_bytes = 64 << 20;
   config.max_call_seconds = 1;
-  std::unique_ptr<HalmaServer> server = MustStart(config);
+  config.checkpoint_hook = latch.Hook();
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
-  auto stub = v1::HalmaRules::NewStub(ChannelTo(server->address()));
-  v1::AdjudicateRequest slow;
-  slow.mutable_variant()->set_preset("iggamecenter-10x10");
-  slow.set_start_position(
-      "bbbbbbbbbb/6bbbb/10/6b3/10/10/3w6/10/wwwww5/w1wwwwwwww w 0,0");
-  const char* cycle[] = {"a1-e5", "j10-f6", "e5-a1", "f6-j10"};
-  for (int i = 0; i < kSlowMoves; ++i) slow.add_moves(cycle[i % 4]);
-  const absl::Time start = absl::Now();
+  auto stub = v1::HalmaRules::NewStub(server->channel());
+  // Two checkpoints' worth of plies: it would go on after the first.
+  const v1::AdjudicateRequest slow =
+      PlayedRecord("classic-16x16", 2 * kCheckpointInterval, 11);
+  ASSERT_EQ(slow.moves_size(), 2 * kCheckpointInterval);
+  // Shorter than a checkpoint interval: never held.
+  const v1::AdjudicateRequest quick = PlayedRecord("brainking-8x8", 30, 7);
   const std::vector<v1::AdjudicateStreamResponse> answers =
-      StreamAll(*stub, {slow, PlayedRecord("brainking-8x8", 30, 7)});
+      StreamAll(*stub, {slow, quick});
   ASSERT_EQ(answers.size(), 2u);
   EXPECT_EQ(answers[0].error().code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_THAT(answers[0].error().message(),
+              HasSubstr("AdjudicateStream: deadline exceeded while replaying "
+                        "the record"));
   EXPECT_THAT(answers[0].error().message(), HasSubstr("max_call_seconds"));
   EXPECT_TRUE(answers[1].has_result());
-  EXPECT_LT(absl::Now() - start, absl::Seconds(20 * kSanitizerSlowdown));
+  EXPECT_EQ(latch.reached(), 1);
+}
+
+// A record that finds every slot busy waits for one like any Adjudicate;
+// one the gate refuses (no queue here) is that record's error, named, and
+// the stream goes on.
+TEST(AdjudicateStreamTest, RecordsWaitForASlotAndARefusalIsTheirError) {
+  CheckpointLatch latch;
+  ServerConfig config = StreamConfig();
+  config.max_concurrent_adjudications = 1;
+  config.max_queue_length = 0;
+  config.checkpoint_hook = latch.Hook();
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
+  ASSERT_NE(server, nullptr);
+  // An Adjudicate holds the one slot at its first checkpoint.
+  BackgroundCall<v1::AdjudicateRequest, v1::AdjudicateResponse> holder(
+      server->channel(), &Stub::Adjudicate,
+      PlayedRecord("classic-16x16", kCheckpointInterval + 1, 5));
+  ASSERT_TRUE(latch.WaitUntilHeld(1));
+  auto stub = v1::HalmaRules::NewStub(server->channel());
+  std::vector<v1::AdjudicateStreamResponse> answers =
+      StreamAll(*stub, {PlayedRecord("brainking-8x8", 30, 1)});
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(answers[0].error().code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(answers[0].error().message(),
+              HasSubstr("AdjudicateStream: 1 calls are running already"));
+  EXPECT_THAT(answers[0].error().message(),
+              HasSubstr("(max_concurrent_adjudications)"));
+  latch.Release();
+  ASSERT_TRUE(holder.Wait().ok());
+  // The slot free again, a record is answered.
+  answers = StreamAll(*stub, {PlayedRecord("brainking-8x8", 30, 1)});
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_TRUE(answers[0].has_result());
 }
 
 // A client that writes and never reads stops the server reading: its
 // writes stall once the transport's windows are full, far short of the
 // records it has, and go on when it reads.
 TEST(AdjudicateStreamTest, ASlowReaderSlowsTheWriter) {
-  std::unique_ptr<HalmaServer> server = MustStart(StreamConfig());
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
-  auto stub = v1::HalmaRules::NewStub(ChannelTo(server->address()));
+  auto stub = v1::HalmaRules::NewStub(server->channel());
   // Records of 6,000 moves (the first illegal: "pass" while w can move, so
   // the replay is short) asking for their text back: about 30 KB a record
   // and 50 KB an answer, more than the transport's windows and socket
@@ -315,7 +338,7 @@ TEST(AdjudicateStreamTest, ASlowReaderSlowsTheWriter) {
   for (int i = 0; i < 6000; ++i) request.mutable_record()->add_moves("pass");
   constexpr int kRecords = 1500;
 
-  auto context = ContextWithDeadline(120);
+  auto context = ContextWithDeadline(absl::Seconds(120));
   auto stream = stub->AdjudicateStream(context.get());
   std::atomic<int> written{0};
   std::thread writer([&] {
@@ -345,10 +368,10 @@ TEST(AdjudicateStreamTest, ASlowReaderSlowsTheWriter) {
 
 // Cancelling ends the stream on the server too: nothing is left running.
 TEST(AdjudicateStreamTest, CancellationEndsTheStream) {
-  std::unique_ptr<HalmaServer> server = MustStart(StreamConfig());
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
-  auto stub = v1::HalmaRules::NewStub(ChannelTo(server->address()));
-  auto context = ContextWithDeadline(60);
+  auto stub = v1::HalmaRules::NewStub(server->channel());
+  auto context = ContextWithDeadline(absl::Seconds(60));
   auto stream = stub->AdjudicateStream(context.get());
   v1::AdjudicateStreamRequest request;
   request.set_id("1");
@@ -356,17 +379,17 @@ TEST(AdjudicateStreamTest, CancellationEndsTheStream) {
   ASSERT_TRUE(stream->Write(request));
   v1::AdjudicateStreamResponse answer;
   ASSERT_TRUE(stream->Read(&answer));
-  EXPECT_EQ(server->rules().open_streams(), 1);
+  EXPECT_EQ((*server)->rules_service().open_streams(), 1);
   context->TryCancel();
   EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
   const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  while ((server->rules().open_streams() > 0 ||
-          server->rules().calls_in_progress() > 0) &&
+  while (((*server)->rules_service().open_streams() > 0 ||
+          (*server)->calls_in_progress() > 0) &&
          absl::Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(5));
   }
-  EXPECT_EQ(server->rules().open_streams(), 0);
-  EXPECT_EQ(server->rules().calls_in_progress(), 0);
+  EXPECT_EQ((*server)->rules_service().open_streams(), 0);
+  EXPECT_EQ((*server)->calls_in_progress(), 0);
 }
 
 // At shutdown an open stream answers what it has received and ends with
@@ -375,11 +398,11 @@ TEST(AdjudicateStreamTest, CancellationEndsTheStream) {
 TEST(AdjudicateStreamTest, ShutdownAnswersWhatArrivedThenEnds) {
   ServerConfig config = StreamConfig();
   config.grace_period_seconds = 30;
-  std::unique_ptr<HalmaServer> server = MustStart(config);
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
-  server->set_shutdown_delay(absl::ZeroDuration());
-  auto stub = v1::HalmaRules::NewStub(ChannelTo(server->address()));
-  auto context = ContextWithDeadline(60);
+  (*server)->set_shutdown_delay(absl::ZeroDuration());
+  auto stub = v1::HalmaRules::NewStub(server->channel());
+  auto context = ContextWithDeadline(absl::Seconds(60));
   auto stream = stub->AdjudicateStream(context.get());
   constexpr int kSent = 5;
   for (int i = 0; i < kSent; ++i) {
@@ -397,13 +420,14 @@ TEST(AdjudicateStreamTest, ShutdownAnswersWhatArrivedThenEnds) {
   ASSERT_EQ(answered, kSent);
 
   const absl::Time start = absl::Now();
-  std::thread shutdown([&] { server->Shutdown(); });
+  std::thread shutdown([&] { (*server)->Shutdown(); });
   EXPECT_FALSE(stream->Read(&answer));
   const grpc::Status status = stream->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(status.error_message(), HasSubstr("after answering 5 records"));
   shutdown.join();
-  EXPECT_LT(absl::Now() - start, absl::Seconds(5 * kSanitizerSlowdown));
+  // At once, not after the grace period (30 s).
+  EXPECT_LT(absl::Now() - start, absl::Seconds(20));
 }
 
 // With one replay slot, two streams take turns for it rather than
@@ -411,13 +435,13 @@ TEST(AdjudicateStreamTest, ShutdownAnswersWhatArrivedThenEnds) {
 TEST(AdjudicateStreamTest, StreamsWaitForAReplaySlot) {
   ServerConfig config = StreamConfig();
   config.max_concurrent_adjudications = 1;
-  std::unique_ptr<HalmaServer> server = MustStart(config);
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
-  auto channel = ChannelTo(server->address());
+  auto channel = server->channel();
   constexpr int kPerStream = 150;
   auto run = [&](int salt, int* results) {
     auto stub = v1::HalmaRules::NewStub(channel);
-    auto context = ContextWithDeadline(120);
+    auto context = ContextWithDeadline(absl::Seconds(120));
     auto stream = stub->AdjudicateStream(context.get());
     std::thread writer([&] {
       for (int i = 0; i < kPerStream; ++i) {

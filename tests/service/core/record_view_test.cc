@@ -1,18 +1,17 @@
 // Adjudicate's in-place request reader (ReadAdjudicateRequest) against
 // protobuf's parser: what it accepts it reads exactly as protobuf does, and
 // what it does not accept (a second variant, unknown fields, non-ASCII
-// text, truncation) is left to the parser. Over a real connection, the same
-// record answers the same whichever path reads it.
+// text, truncation) is left to the parser. (Over a real connection, the
+// same record answers the same whichever path reads it:
+// tests/service/grpc/request_reading_test.cc.)
 #include <string>
 #include <vector>
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
-#include "service/request_codec.h"
-#include "service/server.h"
-#include "tests/service/test_server.h"
+#include "halma/v1/halma.pb.h"
+#include "service/core/record_view.h"
 
 namespace halma::service {
 namespace {
@@ -94,45 +93,6 @@ TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
     EXPECT_FALSE(ReadAdjudicateRequest(bytes, &view))
         << testing::PrintToString(bytes);
   }
-}
-
-TEST(RequestViewTest, BothPathsAnswerAlikeOverGrpc) {
-  ServerConfig config;
-  config.host = "127.0.0.1";
-  config.port = 0;
-  std::unique_ptr<HalmaServer> server = MustStart(config);
-  ASSERT_NE(server, nullptr);
-  grpc::GenericStub stub(ChannelTo(server->address()));
-  const std::string method = "/halma.v1.HalmaRules/Adjudicate";
-  const auto answer_of = [&](const std::string& bytes) {
-    grpc::ByteBuffer answer;
-    const grpc::Status status = CallWithBytes(stub, method, bytes, &answer);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    std::vector<grpc::Slice> slices;
-    std::string flat;
-    if (answer.Dump(&slices).ok()) {
-      for (const grpc::Slice& s : slices) {
-        flat.append(reinterpret_cast<const char*>(s.begin()), s.size());
-      }
-    }
-    return flat;
-  };
-  const std::string record =
-      Field(3, "b1-d3") + Field(3, "h7-f5") + Field(3, "d3-e4");
-  // Read in place, and (an unknown field added) parsed as a message.
-  const std::string in_place = answer_of(kPreset + record);
-  const std::string parsed = answer_of(kPreset + record + Field(9, "x"));
-  EXPECT_EQ(in_place, parsed);
-  v1::AdjudicateResponse response;
-  ASSERT_TRUE(response.ParseFromString(in_place));
-  EXPECT_EQ(response.moves_played(), 3);
-  // A non-ASCII move goes to the parser, and is refused naming the ply.
-  const grpc::Status refused =
-      CallWithBytes(stub, method, kPreset + Field(3, "b1-d\xc3\xa9"));
-  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(refused.error_message().rfind("moves[0] (ply 1): ", 0), 0u)
-      << refused.error_message();
-  server->Shutdown();
 }
 
 }  // namespace

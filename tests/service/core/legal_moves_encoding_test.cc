@@ -3,7 +3,7 @@
 // serialized by protobuf: the bytes must be identical, on the committed
 // position sets of every preset (dense and typical midgames), the start
 // positions, origin filters and finished games.
-#include "service/legal_moves_encoding.h"
+#include "service/core/legal_moves_encoding.h"
 
 #include <algorithm>
 #include <fstream>
@@ -20,9 +20,9 @@
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
 #include "tests/testdata.h"
-#include "service/convert.h"
-#include "service/halma_rules_service.h"
-#include "tests/service/position_sets.h"
+#include "service/core/convert.h"
+#include "service/core/rules_core.h"
+#include "tests/service/fixture/position_sets.h"
 
 namespace halma::service {
 namespace {
@@ -92,7 +92,7 @@ class LegalMovesEncodingTest : public ::testing::Test {
     std::string bytes;
     size_t allocations = 0;
     const absl::Status status =
-        service_.EncodeLegalMoves(request, [&](std::size_t size) {
+        core_.EncodeLegalMoves(request, [&](std::size_t size) {
           ++allocations;
           bytes.assign(size, '\xff');  // Every byte must be written over.
           return bytes.data();
@@ -103,12 +103,12 @@ class LegalMovesEncodingTest : public ::testing::Test {
         << preset << " " << text << " " << origin;
     // And the message form, which tests and fuzzers use, agrees.
     v1::LegalMovesResponse parsed;
-    EXPECT_TRUE(service_.AnswerLegalMoves(request, &parsed).ok());
+    EXPECT_TRUE(core_.LegalMoves(request, &parsed).ok());
     EXPECT_EQ(Serialized(parsed), Serialized(plain));
     return plain.moves_size();
   }
 
-  HalmaRulesService service_;
+  RulesCore core_;
 };
 
 TEST_F(LegalMovesEncodingTest, StartPositionsOfEveryPreset) {
@@ -152,7 +152,7 @@ TEST_F(LegalMovesEncodingTest, OriginFilters) {
     request.mutable_variant()->set_preset("classic-16x16");
     request.set_position(positions[i]);
     v1::LegalMovesResponse all;
-    ASSERT_TRUE(service_.AnswerLegalMoves(request, &all).ok());
+    ASSERT_TRUE(core_.LegalMoves(request, &all).ok());
     ASSERT_GT(all.moves_size(), 0);
     // An origin with moves, and one (an empty square) with none.
     EXPECT_GT(ExpectSameBytes("classic-16x16", positions[i],

@@ -1,217 +1,51 @@
-// In-process tests of halma_server: the server is started with the same
-// code as the binary (StartServer) on 127.0.0.1 with a free port, and
-// called over a real channel with the generated stubs.
-#include "service/server.h"
-
+// HalmaRules' answers over a real gRPC channel: the public vectors, every
+// kind of malformed input, the record limit and gRPC's message limit. The
+// server is started with the binary's code (the fixture) on loopback.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <fstream>
 #include <functional>
-#include <iterator>
-#include <memory>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/descriptor.h"
-#include "google/protobuf/descriptor.pb.h"
-#include "google/protobuf/dynamic_message.h"
-#include "google/protobuf/message.h"
-#include "grpc/health/v1/health.grpc.pb.h"
-#include "grpcpp/generic/generic_stub.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "halma/flood_fill.h"
 #include "halma/notation.h"
-#include "halma/v1/halma.grpc.pb.h"
-#include "nlohmann/json.hpp"
-#include "tests/testdata.h"
-#include "service/server_flags.h"
-#include "tests/service/test_server.h"
+#include "halma/variant.h"
+#include "tests/service/fixture/loopback_server.h"
+#include "tests/service/fixture/vectors.h"
 
 namespace halma::service {
 namespace {
 
 using ::grpc::StatusCode;
-using ::grpc::health::v1::Health;
-using ::grpc::health::v1::HealthCheckRequest;
-using ::grpc::health::v1::HealthCheckResponse;
-using ::nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
 constexpr char kStart8[] = "4bbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0";
 constexpr int kTestMaxMessageBytes = 1 << 20;
 constexpr int kTestMaxRecordMoves = 200;
 
-// --- Helpers ---------------------------------------------------------------
-
-std::vector<json> ReadVectors(const std::string& name) {
-  return testdata::ReadJsonLines("vectors/" + name);
-}
-
-v1::Variant Preset(const std::string& name) {
-  v1::Variant v;
-  v.set_preset(name);
-  return v;
-}
-
-// A vectors-file variant: a preset name or {"n", "seats", "camp", ...}.
-v1::Variant VariantFromJson(const json& j) {
-  if (j.is_string()) return Preset(j.get<std::string>());
-  v1::Variant v;
-  v1::VariantSpec* spec = v.mutable_custom();
-  spec->set_board_size(j["n"]);
-  spec->set_seat_count(j["seats"]);
-  for (int row : j["camp"]) spec->add_camp_rows(row);
-  spec->set_home_exit_limit(j["home_exit"]);
-  spec->set_round_completion(j["round_completion"]);
-  spec->set_target_lock(j["target_lock"]);
-  spec->set_move_cap(j["move_cap"]);
-  return v;
-}
-
-std::string Letter(v1::Seat seat) {
-  switch (seat) {
-    case v1::SEAT_W:
-      return "w";
-    case v1::SEAT_R:
-      return "r";
-    case v1::SEAT_B:
-      return "b";
-    case v1::SEAT_G:
-      return "g";
-    default:
-      return "?";
-  }
-}
-
-std::vector<std::string> Letters(
-    const google::protobuf::RepeatedField<int>& seats) {
-  std::vector<std::string> out;
-  for (int s : seats) out.push_back(Letter(static_cast<v1::Seat>(s)));
-  return out;
-}
-
-v1::DecidingRule RuleFromLabel(const std::string& label) {
-  if (label == "target-filled") return v1::DECIDING_RULE_TARGET_FILLED;
-  if (label == "home-exit") return v1::DECIDING_RULE_HOME_EXIT;
-  if (label == "move-cap") return v1::DECIDING_RULE_MOVE_CAP;
-  if (label == "all-passed") return v1::DECIDING_RULE_EVERYONE_STUCK;
-  ADD_FAILURE() << "unknown rule label " << label;
-  return v1::DECIDING_RULE_UNSPECIFIED;
-}
-
-v1::IllegalReason ReasonFromLabel(const std::string& label) {
-  static const std::pair<const char*, v1::IllegalReason> kReasons[] = {
-      {"game-over", v1::ILLEGAL_REASON_GAME_OVER},
-      {"pass-not-allowed", v1::ILLEGAL_REASON_PASS_NOT_ALLOWED},
-      {"empty-origin", v1::ILLEGAL_REASON_EMPTY_ORIGIN},
-      {"not-your-piece", v1::ILLEGAL_REASON_NOT_YOUR_PIECE},
-      {"destination-occupied", v1::ILLEGAL_REASON_DESTINATION_OCCUPIED},
-      {"nothing-to-jump", v1::ILLEGAL_REASON_NOTHING_TO_JUMP},
-      {"not-a-hop", v1::ILLEGAL_REASON_NOT_A_HOP},
-      {"square-visited-twice", v1::ILLEGAL_REASON_SQUARE_VISITED_TWICE},
-      {"leaves-target", v1::ILLEGAL_REASON_LEAVES_TARGET},
-      {"unreachable", v1::ILLEGAL_REASON_UNREACHABLE},
-  };
-  for (const auto& [name, reason] : kReasons) {
-    if (label == name) return reason;
-  }
-  ADD_FAILURE() << "unknown reason label " << label;
-  return v1::ILLEGAL_REASON_UNSPECIFIED;
-}
-
-// (file, rank) of a square, for checking the answer order.
-std::pair<int, int> FileRank(const std::string& square) {
-  return {square[0] - 'a', std::stoi(square.substr(1))};
-}
-
-// Checks what the vectors' `expect` object says about a GameStatus.
-void ExpectStatusMatches(const json& expect, const v1::GameStatus& status) {
-  const std::string state = expect["status"];
-  if (state == "in_progress") {
-    EXPECT_EQ(status.state(), v1::GameStatus::STATE_IN_PROGRESS);
-    EXPECT_EQ(Letter(status.to_move()), expect["to_move"].get<std::string>());
-    EXPECT_EQ(status.round_completion_turn(), expect["rc_turn"].get<bool>());
-    EXPECT_EQ(status.rule(), v1::DECIDING_RULE_UNSPECIFIED);
-    EXPECT_EQ(status.ply(), 0);
-    EXPECT_THAT(status.winners(), IsEmpty());
-    return;
-  }
-  EXPECT_EQ(status.state(), state == "win" ? v1::GameStatus::STATE_WIN
-                                           : v1::GameStatus::STATE_DRAW);
-  std::vector<std::string> winners;
-  for (const auto& w : expect["winners"]) winners.push_back(w);
-  EXPECT_EQ(Letters(status.winners()), winners);
-  EXPECT_EQ(status.rule(), RuleFromLabel(expect["rule"]));
-  EXPECT_EQ(status.ply(), expect["ply"].get<int>());
-}
-
-template <typename Response>
-struct Reply {
-  grpc::Status status;
-  Response response;
-};
-
-std::unique_ptr<grpc::ClientContext> Context() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(30));
-  return context;
-}
-
-ServerConfig TestConfig() {
-  ServerConfig config;
-  config.host = "127.0.0.1";
-  config.port = 0;
-  config.max_message_bytes = kTestMaxMessageBytes;
-  config.max_record_moves = kTestMaxRecordMoves;
-  config.grace_period_seconds = 5;
-  return config;
-}
-
-std::shared_ptr<grpc::Channel> ChannelTo(const HalmaServer& server) {
-  return grpc::CreateChannel(server.address(),
-                             grpc::InsecureChannelCredentials());
-}
-
 // --- The shared server -----------------------------------------------------
 
-class ServerTest : public ::testing::Test {
+class RulesAnswersTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = MustStart(TestConfig()).release();
+    ServerConfig config = LoopbackConfig();
+    config.max_message_bytes = kTestMaxMessageBytes;
+    config.max_record_moves = kTestMaxRecordMoves;
+    server_ = LoopbackServer::Start(config).release();
     ASSERT_NE(server_, nullptr);
-    channel_ = new std::shared_ptr<grpc::Channel>(ChannelTo(*server_));
-    stub_ = v1::HalmaRules::NewStub(*channel_).release();
-    health_ = Health::NewStub(*channel_).release();
   }
-  static void TearDownTestSuite() {
-    delete health_;
-    delete stub_;
-    delete channel_;
-    delete server_;
-  }
+  static void TearDownTestSuite() { delete server_; }
 
   static Reply<v1::ValidateMoveResponse> Validate(
       const v1::ValidateMoveRequest& request) {
-    Reply<v1::ValidateMoveResponse> reply;
-    reply.status =
-        stub_->ValidateMove(Context().get(), request, &reply.response);
-    return reply;
+    return server_->Call(&Stub::ValidateMove, request);
   }
   static Reply<v1::ValidateMoveResponse> Validate(const v1::Variant& variant,
                                                   const std::string& position,
@@ -224,9 +58,7 @@ class ServerTest : public ::testing::Test {
   }
   static Reply<v1::LegalMovesResponse> Legal(
       const v1::LegalMovesRequest& request) {
-    Reply<v1::LegalMovesResponse> reply;
-    reply.status = stub_->LegalMoves(Context().get(), request, &reply.response);
-    return reply;
+    return server_->Call(&Stub::LegalMoves, request);
   }
   static Reply<v1::LegalMovesResponse> Legal(const v1::Variant& variant,
                                              const std::string& position,
@@ -239,9 +71,7 @@ class ServerTest : public ::testing::Test {
   }
   static Reply<v1::AdjudicateResponse> Adjudicate(
       const v1::AdjudicateRequest& request) {
-    Reply<v1::AdjudicateResponse> reply;
-    reply.status = stub_->Adjudicate(Context().get(), request, &reply.response);
-    return reply;
+    return server_->Call(&Stub::Adjudicate, request);
   }
   static Reply<v1::AdjudicateResponse> Adjudicate(
       const v1::Variant& variant, const std::vector<std::string>& moves,
@@ -253,16 +83,10 @@ class ServerTest : public ::testing::Test {
     return Adjudicate(request);
   }
 
-  static HalmaServer* server_;
-  static std::shared_ptr<grpc::Channel>* channel_;
-  static v1::HalmaRules::Stub* stub_;
-  static Health::Stub* health_;
+  static LoopbackServer* server_;
 };
 
-HalmaServer* ServerTest::server_ = nullptr;
-std::shared_ptr<grpc::Channel>* ServerTest::channel_ = nullptr;
-v1::HalmaRules::Stub* ServerTest::stub_ = nullptr;
-Health::Stub* ServerTest::health_ = nullptr;
+LoopbackServer* RulesAnswersTest::server_ = nullptr;
 
 // Expects INVALID_ARGUMENT whose message starts with `field` + ": " and
 // quotes `text`.
@@ -276,11 +100,11 @@ void ExpectInvalid(const grpc::Status& status, const std::string& field,
 
 // --- ListVariants ----------------------------------------------------------
 
-TEST_F(ServerTest, ListVariantsGivesTheFivePresets) {
-  v1::ListVariantsResponse response;
-  ASSERT_TRUE(
-      stub_->ListVariants(Context().get(), v1::ListVariantsRequest(), &response)
-          .ok());
+TEST_F(RulesAnswersTest, ListVariantsGivesTheFivePresets) {
+  const Reply<v1::ListVariantsResponse> reply =
+      server_->Call(&Stub::ListVariants, v1::ListVariantsRequest());
+  ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+  const v1::ListVariantsResponse& response = reply.response;
   ASSERT_EQ(response.variants_size(), 5);
   std::vector<std::string> names, sources;
   for (const auto& v : response.variants()) {
@@ -334,7 +158,7 @@ TEST_F(ServerTest, ListVariantsGivesTheFivePresets) {
 
 // --- LegalMoves ------------------------------------------------------------
 
-TEST_F(ServerTest, LegalMovesAtTheBrainking8x8Start) {
+TEST_F(RulesAnswersTest, LegalMovesAtTheBrainking8x8Start) {
   auto reply = Legal(Preset("brainking-8x8"), "");
   ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
   const v1::LegalMovesResponse& r = reply.response;
@@ -357,7 +181,7 @@ TEST_F(ServerTest, LegalMovesAtTheBrainking8x8Start) {
   EXPECT_EQ(explicit_start.response.SerializeAsString(), r.SerializeAsString());
 }
 
-TEST_F(ServerTest, LegalMovesMatchThePublicVectors) {
+TEST_F(RulesAnswersTest, LegalMovesMatchThePublicVectors) {
   for (const json& line : ReadVectors("positions.jsonl")) {
     const std::string position = line["position"];
     SCOPED_TRACE(position);
@@ -393,7 +217,7 @@ TEST_F(ServerTest, LegalMovesMatchThePublicVectors) {
   }
 }
 
-TEST_F(ServerTest, LegalMovesOfOnePiece) {
+TEST_F(RulesAnswersTest, LegalMovesOfOnePiece) {
   auto all = Legal(Preset("brainking-8x8"), "");
   ASSERT_TRUE(all.status.ok());
   auto b2 = Legal(Preset("brainking-8x8"), "", "b2");
@@ -417,7 +241,7 @@ TEST_F(ServerTest, LegalMovesOfOnePiece) {
   }
 }
 
-TEST_F(ServerTest, LegalMovesOfAFinishedGameAreNoneAndSayWhy) {
+TEST_F(RulesAnswersTest, LegalMovesOfAFinishedGameAreNoneAndSayWhy) {
   const std::vector<json> records = ReadVectors("records.jsonl");
   ASSERT_FALSE(records.empty());
   const json record = records[0];  // b wins at ply 68.
@@ -434,7 +258,7 @@ TEST_F(ServerTest, LegalMovesOfAFinishedGameAreNoneAndSayWhy) {
   EXPECT_THAT(Letters(reply.response.status().finished()), ElementsAre("b"));
 }
 
-TEST_F(ServerTest, ConcurrentCallsGiveTheSameAnswers) {
+TEST_F(RulesAnswersTest, ConcurrentCallsGiveTheSameAnswers) {
   const std::vector<json> positions = ReadVectors("positions.jsonl");
   ASSERT_GT(positions.size(), 1u);
   const json line = positions[1];
@@ -460,7 +284,7 @@ TEST_F(ServerTest, ConcurrentCallsGiveTheSameAnswers) {
 
 // --- ValidateMove ----------------------------------------------------------
 
-TEST_F(ServerTest, ValidateMoveStep) {
+TEST_F(RulesAnswersTest, ValidateMoveStep) {
   auto reply = Validate(Preset("brainking-8x8"), "", "d1-e2");
   ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
   const v1::ValidateMoveResponse& r = reply.response;
@@ -475,7 +299,7 @@ TEST_F(ServerTest, ValidateMoveStep) {
   EXPECT_EQ(r.status().to_move(), v1::SEAT_B);
 }
 
-TEST_F(ServerTest, ValidateMoveNormalisesShorthandToFewestHops) {
+TEST_F(RulesAnswersTest, ValidateMoveNormalisesShorthandToFewestHops) {
   // From the public vectors: a3 reaches e7 in three hops.
   const std::vector<json> positions = ReadVectors("positions.jsonl");
   ASSERT_GT(positions.size(), 1u);
@@ -491,7 +315,7 @@ TEST_F(ServerTest, ValidateMoveNormalisesShorthandToFewestHops) {
   EXPECT_EQ(reply.response.mover(), v1::SEAT_B);
 }
 
-TEST_F(ServerTest, ValidateMoveIllegalMovesAreAnswersWithAReason) {
+TEST_F(RulesAnswersTest, ValidateMoveIllegalMovesAreAnswersWithAReason) {
   const v1::Variant bk8 = Preset("brainking-8x8");
   struct Case {
     std::string move;
@@ -525,7 +349,7 @@ TEST_F(ServerTest, ValidateMoveIllegalMovesAreAnswersWithAReason) {
   }
 }
 
-TEST_F(ServerTest, ValidateMoveAfterTheGameEnded) {
+TEST_F(RulesAnswersTest, ValidateMoveAfterTheGameEnded) {
   const std::vector<json> records = ReadVectors("records.jsonl");
   ASSERT_FALSE(records.empty());
   const json record = records[0];
@@ -542,7 +366,7 @@ TEST_F(ServerTest, ValidateMoveAfterTheGameEnded) {
 
 // --- Adjudicate ------------------------------------------------------------
 
-TEST_F(ServerTest, AdjudicateMatchesThePublicVectors) {
+TEST_F(RulesAnswersTest, AdjudicateMatchesThePublicVectors) {
   int index = 0;
   for (const json& line : ReadVectors("records.jsonl")) {
     SCOPED_TRACE(absl::StrCat("records.jsonl line ", ++index));
@@ -585,7 +409,7 @@ TEST_F(ServerTest, AdjudicateMatchesThePublicVectors) {
   }
 }
 
-TEST_F(ServerTest, AdjudicateReportsMoveCountsInTurnOrder) {
+TEST_F(RulesAnswersTest, AdjudicateReportsMoveCountsInTurnOrder) {
   auto reply =
       Adjudicate(Preset("classic-16x16-4p"), {"d1-e2", "a13-b12", "m16-l15"});
   ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
@@ -606,7 +430,7 @@ TEST_F(ServerTest, AdjudicateReportsMoveCountsInTurnOrder) {
   EXPECT_THAT(r.final_position(), testing::EndsWith(" g 1,1,1,0"));
 }
 
-TEST_F(ServerTest, AdjudicateEmptyRecordAndGivenStart) {
+TEST_F(RulesAnswersTest, AdjudicateEmptyRecordAndGivenStart) {
   auto empty = Adjudicate(Preset("brainking-8x8"), {});
   ASSERT_TRUE(empty.status.ok());
   EXPECT_EQ(empty.response.final_position(), kStart8);
@@ -624,7 +448,7 @@ TEST_F(ServerTest, AdjudicateEmptyRecordAndGivenStart) {
 
 // --- Malformed input -------------------------------------------------------
 
-TEST_F(ServerTest, MalformedVectorsAreInvalidArgumentNamingTheField) {
+TEST_F(RulesAnswersTest, MalformedVectorsAreInvalidArgumentNamingTheField) {
   for (const json& line : ReadVectors("malformed.jsonl")) {
     const std::string kind = line["kind"];
     SCOPED_TRACE(absl::StrCat(kind, ": ", line.dump()));
@@ -667,7 +491,7 @@ TEST_F(ServerTest, MalformedVectorsAreInvalidArgumentNamingTheField) {
   }
 }
 
-TEST_F(ServerTest, BadCustomVariantsNameTheSpecField) {
+TEST_F(RulesAnswersTest, BadCustomVariantsNameTheSpecField) {
   v1::Variant base;
   v1::VariantSpec* spec = base.mutable_custom();
   spec->set_board_size(8);
@@ -715,7 +539,7 @@ TEST_F(ServerTest, BadCustomVariantsNameTheSpecField) {
   }
 }
 
-TEST_F(ServerTest, MissingVariantIsInvalidArgument) {
+TEST_F(RulesAnswersTest, MissingVariantIsInvalidArgument) {
   const std::string expected =
       "variant: expected a preset name or a custom specification";
   v1::LegalMovesRequest legal;
@@ -728,7 +552,7 @@ TEST_F(ServerTest, MissingVariantIsInvalidArgument) {
   EXPECT_EQ(Adjudicate(adjudicate).status.error_message(), expected);
 }
 
-TEST_F(ServerTest, ErrorMessagesCarryTheEngineExplanation) {
+TEST_F(RulesAnswersTest, ErrorMessagesCarryTheEngineExplanation) {
   // docs/rules.md section 7: the field, the offending text and what was expected.
   auto reply = Legal(Preset("brainking-8x8"),
                      "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0");
@@ -746,7 +570,7 @@ TEST_F(ServerTest, ErrorMessagesCarryTheEngineExplanation) {
 
 // --- Limits ----------------------------------------------------------------
 
-TEST_F(ServerTest, RequestsLargerThanTheMessageLimitAreRejectedByGrpc) {
+TEST_F(RulesAnswersTest, RequestsLargerThanTheMessageLimitAreRejectedByGrpc) {
   v1::ValidateMoveRequest request;
   *request.mutable_variant() = Preset("brainking-8x8");
   request.set_position(std::string(kTestMaxMessageBytes + 1000, 'x'));
@@ -757,7 +581,7 @@ TEST_F(ServerTest, RequestsLargerThanTheMessageLimitAreRejectedByGrpc) {
   EXPECT_TRUE(Validate(Preset("brainking-8x8"), "", "d1-e2").status.ok());
 }
 
-TEST_F(ServerTest, LongStringsGiveBoundedErrors) {
+TEST_F(RulesAnswersTest, LongStringsGiveBoundedErrors) {
   const std::string position(100000, 'w');
   auto reply = Legal(Preset("brainking-8x8"), position);
   EXPECT_EQ(reply.status.error_code(), StatusCode::INVALID_ARGUMENT);
@@ -768,7 +592,7 @@ TEST_F(ServerTest, LongStringsGiveBoundedErrors) {
   EXPECT_LT(move.status.error_message().size(), 500u);
 }
 
-TEST_F(ServerTest, RecordsLongerThanTheLimitAreInvalidArgument) {
+TEST_F(RulesAnswersTest, RecordsLongerThanTheLimitAreInvalidArgument) {
   // Exactly the limit is accepted (pass is illegal at once: an answer).
   std::vector<std::string> moves(kTestMaxRecordMoves, "pass");
   auto at_limit = Adjudicate(Preset("brainking-8x8"), moves);
@@ -783,332 +607,6 @@ TEST_F(ServerTest, RecordsLongerThanTheLimitAreInvalidArgument) {
               HasSubstr(absl::StrCat(kTestMaxRecordMoves + 1)));
   EXPECT_THAT(over.status.error_message(),
               HasSubstr(absl::StrCat("limit of ", kTestMaxRecordMoves)));
-}
-
-// --- Health ----------------------------------------------------------------
-
-TEST_F(ServerTest, HealthCheck) {
-  for (const std::string service : {"", "halma.v1.HalmaRules"}) {
-    HealthCheckRequest request;
-    request.set_service(service);
-    HealthCheckResponse response;
-    grpc::Status status = health_->Check(Context().get(), request, &response);
-    ASSERT_TRUE(status.ok()) << service << ": " << status.error_message();
-    EXPECT_EQ(response.status(), HealthCheckResponse::SERVING) << service;
-  }
-  HealthCheckRequest unknown;
-  unknown.set_service("no.such.Service");
-  HealthCheckResponse response;
-  grpc::Status status = health_->Check(Context().get(), unknown, &response);
-  EXPECT_EQ(status.error_code(), StatusCode::NOT_FOUND);
-  EXPECT_THAT(status.error_message(), HasSubstr("no.such.Service"));
-}
-
-TEST(HealthWatchTest, WatchSeesChangesThenNotServingOnShutdown) {
-  std::unique_ptr<HalmaServer> server = MustStart(TestConfig());
-  ASSERT_NE(server, nullptr);
-  auto health = Health::NewStub(ChannelTo(*server));
-
-  grpc::ClientContext context;
-  HealthCheckRequest request;
-  request.set_service("halma.v1.HalmaRules");
-  auto reader = health->Watch(&context, request);
-  HealthCheckResponse response;
-  ASSERT_TRUE(reader->Read(&response));
-  EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
-
-  server->health().SetServingStatus("halma.v1.HalmaRules", false);
-  ASSERT_TRUE(reader->Read(&response));
-  EXPECT_EQ(response.status(), HealthCheckResponse::NOT_SERVING);
-  server->health().SetServingStatus("halma.v1.HalmaRules", true);
-  ASSERT_TRUE(reader->Read(&response));
-  EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
-
-  // Shutdown: NOT_SERVING, then the stream ends, well before the grace
-  // period (the open stream does not hold the shutdown up).
-  const absl::Time start = absl::Now();
-  std::thread stopper([&] { server->Shutdown(absl::Seconds(20)); });
-  ASSERT_TRUE(reader->Read(&response));
-  EXPECT_EQ(response.status(), HealthCheckResponse::NOT_SERVING);
-  EXPECT_FALSE(reader->Read(&response));
-  EXPECT_TRUE(reader->Finish().ok());
-  stopper.join();
-  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
-  EXPECT_EQ(server->health().GetServingStatus(""),
-            HealthCheckResponse::NOT_SERVING);
-}
-
-TEST(HealthWatchTest, WatchOfAnUnknownServiceStaysOpen) {
-  std::unique_ptr<HalmaServer> server = MustStart(TestConfig());
-  ASSERT_NE(server, nullptr);
-  auto health = Health::NewStub(ChannelTo(*server));
-  grpc::ClientContext context;
-  HealthCheckRequest request;
-  request.set_service("later.Service");
-  auto reader = health->Watch(&context, request);
-  HealthCheckResponse response;
-  ASSERT_TRUE(reader->Read(&response));
-  EXPECT_EQ(response.status(), HealthCheckResponse::SERVICE_UNKNOWN);
-  server->health().SetServingStatus("later.Service", true);
-  ASSERT_TRUE(reader->Read(&response));
-  EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
-  context.TryCancel();
-  EXPECT_FALSE(reader->Read(&response));
-  EXPECT_EQ(reader->Finish().error_code(), StatusCode::CANCELLED);
-}
-
-// --- Shutdown --------------------------------------------------------------
-
-TEST(ShutdownTest, NewCallsFailAfterShutdown) {
-  std::unique_ptr<HalmaServer> server = MustStart(TestConfig());
-  ASSERT_NE(server, nullptr);
-  auto channel = ChannelTo(*server);
-  auto stub = v1::HalmaRules::NewStub(channel);
-  v1::ListVariantsResponse response;
-  ASSERT_TRUE(
-      stub->ListVariants(Context().get(), v1::ListVariantsRequest(), &response)
-          .ok());
-  server->Shutdown(absl::Seconds(5));
-  server->Wait();
-  server->Shutdown();  // Idempotent.
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(5));
-  EXPECT_FALSE(
-      stub->ListVariants(&context, v1::ListVariantsRequest(), &response).ok());
-}
-
-// --- TLS -------------------------------------------------------------------
-
-std::string ReadTestFile(const std::string& name) {
-  std::ifstream in(std::string(HALMA_SERVICE_TESTDATA) + "/" + name);
-  EXPECT_TRUE(in) << name;
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-TEST(TlsTest, ServesTlsWithACertificateAndKey) {
-  ServerConfig config = TestConfig();
-  config.tls_cert = std::string(HALMA_SERVICE_TESTDATA) + "/server.crt";
-  config.tls_key = std::string(HALMA_SERVICE_TESTDATA) + "/server.key";
-  std::unique_ptr<HalmaServer> server = MustStart(config);
-  ASSERT_NE(server, nullptr);
-  EXPECT_THAT(server->ListeningLine(), HasSubstr("tls on"));
-
-  grpc::SslCredentialsOptions options;
-  options.pem_root_certs = ReadTestFile("server.crt");
-  auto tls = v1::HalmaRules::NewStub(
-      grpc::CreateChannel(absl::StrCat("localhost:", server->port()),
-                          grpc::SslCredentials(options)));
-  v1::ListVariantsResponse response;
-  grpc::Status status =
-      tls->ListVariants(Context().get(), v1::ListVariantsRequest(), &response);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(response.variants_size(), 5);
-
-  // A plaintext client cannot talk to it.
-  auto plain = v1::HalmaRules::NewStub(ChannelTo(*server));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(3));
-  EXPECT_FALSE(
-      plain->ListVariants(&context, v1::ListVariantsRequest(), &response).ok());
-}
-
-TEST(TlsTest, CertificateAndKeyComeTogether) {
-  ServerConfig config = TestConfig();
-  config.tls_cert = std::string(HALMA_SERVICE_TESTDATA) + "/server.crt";
-  auto server = StartServer(config);
-  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(server.status().message()),
-              HasSubstr("tls_cert and tls_key"));
-
-  config.tls_key = "/nonexistent/server.key";
-  server = StartServer(config);
-  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(server.status().message()),
-              HasSubstr("/nonexistent/server.key"));
-}
-
-// --- Configuration ---------------------------------------------------------
-
-TEST(ConfigTest, ListeningLineAndPortChoice) {
-  std::unique_ptr<HalmaServer> server = MustStart(TestConfig());
-  ASSERT_NE(server, nullptr);
-  EXPECT_GT(server->port(), 0);
-  EXPECT_THAT(server->ListeningLine(),
-              StartsWith(absl::StrCat(
-                  "halma_server listening on 127.0.0.1:", server->port(),
-                  " (version ", Version())));
-  EXPECT_THAT(
-      server->ListeningLine(),
-      HasSubstr(absl::StrCat("max_record_moves ", kTestMaxRecordMoves)));
-  // Which flood-fill kernel the engine picked for this CPU (flood_fill.h).
-  EXPECT_THAT(
-      server->ListeningLine(),
-      HasSubstr(absl::StrCat(
-          "flood_fill ", FloodFillKernelName(ActiveFloodFillKernel()), ")")));
-  EXPECT_EQ(server->ListeningLine().find('\n'), std::string::npos);
-
-  // The port is taken: a second server fails instead of sharing it.
-  ServerConfig same = TestConfig();
-  same.port = server->port();
-  auto second = StartServer(same);
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
-}
-
-TEST(ConfigTest, ValidateConfigNamesTheSetting) {
-  ServerConfig config;
-  EXPECT_TRUE(ValidateConfig(config).ok());
-  config.port = 70000;
-  EXPECT_THAT(std::string(ValidateConfig(config).message()),
-              StartsWith("port 70000"));
-  config = ServerConfig();
-  config.max_record_moves = 0;
-  EXPECT_THAT(std::string(ValidateConfig(config).message()),
-              StartsWith("max_record_moves"));
-  config = ServerConfig();
-  config.grace_period_seconds = -1;
-  EXPECT_THAT(std::string(ValidateConfig(config).message()),
-              StartsWith("grace_period_seconds"));
-  config = ServerConfig();
-  config.max_memory_bytes = -1;
-  EXPECT_THAT(std::string(ValidateConfig(config).message()),
-              StartsWith("max_memory_bytes -1"));
-  EXPECT_EQ(JoinHostPort("::", 5), "[::]:5");
-  EXPECT_EQ(JoinHostPort("127.0.0.1", 5), "127.0.0.1:5");
-}
-
-TEST(ConfigTest, EnvironmentOverridesDefaultsAndFlagsOverrideEnvironment) {
-  absl::FlagSaver saver;
-  auto env = [](const char* name) -> const char* {
-    const std::string n = name;
-    if (n == "HALMA_PORT") return "6000";
-    if (n == "HALMA_MAX_RECORD_MOVES") return "77";
-    if (n == "HALMA_REFLECTION") return "false";
-    if (n == "HALMA_HOST") return "127.0.0.1";
-    if (n == "HALMA_MAX_MEMORY_BYTES") return "5000000000";
-    return nullptr;
-  };
-  ASSERT_TRUE(ApplyEnvironmentToFlags(env).ok());
-  ServerConfig config = ConfigFromFlags();
-  EXPECT_EQ(config.port, 6000);
-  EXPECT_EQ(config.max_record_moves, 77);
-  EXPECT_FALSE(config.reflection);
-  EXPECT_EQ(config.host, "127.0.0.1");
-  EXPECT_EQ(config.max_memory_bytes, 5000000000);  // Beyond 32 bits.
-  EXPECT_EQ(config.grace_period_seconds, 10);      // Default: no variable.
-
-  // An explicit flag wins over the variable.
-  char arg0[] = "halma_server";
-  char arg1[] = "--port=7000";
-  char* argv[] = {arg0, arg1};
-  absl::ParseCommandLine(2, argv);
-  config = ConfigFromFlags();
-  EXPECT_EQ(config.port, 7000);
-  EXPECT_EQ(config.max_record_moves, 77);
-}
-
-TEST(ConfigTest, EveryLimitHasAFlagAnEnvironmentVariableAndARange) {
-  absl::FlagSaver saver;
-  // Each limit's variable, a value other than the default, and where the
-  // value lands in the config.
-  struct Limit {
-    const char* env;
-    const char* value;
-    std::function<std::int64_t(const ServerConfig&)> get;
-    std::int64_t want;
-  };
-  const std::vector<Limit> limits = {
-      {"HALMA_MAX_CONCURRENT_STREAMS", "7",
-       [](const ServerConfig& c) { return c.max_concurrent_streams; }, 7},
-      {"HALMA_MAX_CONNECTIONS", "9",
-       [](const ServerConfig& c) { return c.max_connections; }, 9},
-      {"HALMA_IDLE_TIMEOUT_SECONDS", "11",
-       [](const ServerConfig& c) { return c.idle_timeout_seconds; }, 11},
-      {"HALMA_HANDSHAKE_TIMEOUT_SECONDS", "3",
-       [](const ServerConfig& c) { return c.handshake_timeout_seconds; }, 3},
-      {"HALMA_STREAM_READ_TIMEOUT_SECONDS", "4",
-       [](const ServerConfig& c) { return c.stream_read_timeout_seconds; }, 4},
-      {"HALMA_MAX_METADATA_BYTES", "4096",
-       [](const ServerConfig& c) { return c.max_metadata_bytes; }, 4096},
-      {"HALMA_MAX_CALL_SECONDS", "2",
-       [](const ServerConfig& c) { return c.max_call_seconds; }, 2},
-      {"HALMA_MAX_CONCURRENT_ADJUDICATIONS", "5",
-       [](const ServerConfig& c) { return c.max_concurrent_adjudications; }, 5},
-      {"HALMA_SHUTDOWN_DELAY_SECONDS", "6",
-       [](const ServerConfig& c) { return c.shutdown_delay_seconds; }, 6},
-      {"HALMA_BACKEND_PORT", "41000",
-       [](const ServerConfig& c) { return c.backend_port; }, 41000},
-  };
-  const ServerConfig defaults;
-  for (const Limit& limit : limits) {
-    SCOPED_TRACE(limit.env);
-    EXPECT_NE(limit.get(defaults), limit.want);
-    ASSERT_TRUE(ApplyEnvironmentToFlags([&](const char* name) {
-                  return std::string(name) == limit.env ? limit.value : nullptr;
-                }).ok());
-    EXPECT_EQ(limit.get(ConfigFromFlags()), limit.want);
-  }
-  ASSERT_TRUE(ApplyEnvironmentToFlags([](const char* name) -> const char* {
-                return std::string(name) == "HALMA_FRONT_PROXY"
-                           ? "/usr/sbin/nghttpx"
-                           : nullptr;
-              }).ok());
-  EXPECT_EQ(ConfigFromFlags().front_proxy, "/usr/sbin/nghttpx");
-
-  // Out-of-range values name the setting.
-  for (auto [set, name] :
-       std::vector<std::pair<std::function<void(ServerConfig&)>, std::string>>{
-           {[](ServerConfig& c) { c.max_concurrent_streams = 0; },
-            "max_concurrent_streams 0"},
-           {[](ServerConfig& c) { c.max_connections = 0; },
-            "max_connections 0"},
-           {[](ServerConfig& c) { c.idle_timeout_seconds = 0; },
-            "idle_timeout_seconds 0"},
-           {[](ServerConfig& c) { c.handshake_timeout_seconds = 0; },
-            "handshake_timeout_seconds 0"},
-           {[](ServerConfig& c) { c.stream_read_timeout_seconds = 0; },
-            "stream_read_timeout_seconds 0"},
-           {[](ServerConfig& c) { c.max_metadata_bytes = 10; },
-            "max_metadata_bytes 10"},
-           {[](ServerConfig& c) { c.max_call_seconds = 0; },
-            "max_call_seconds 0"},
-           {[](ServerConfig& c) { c.max_concurrent_adjudications = -1; },
-            "max_concurrent_adjudications -1"},
-           {[](ServerConfig& c) { c.shutdown_delay_seconds = -1; },
-            "shutdown_delay_seconds -1"},
-           {[](ServerConfig& c) { c.backend_port = 70000; },
-            "backend_port 70000"},
-       }) {
-    ServerConfig config;
-    set(config);
-    EXPECT_THAT(std::string(ValidateConfig(config).message()),
-                StartsWith(name));
-  }
-}
-
-TEST(ConfigTest, ListeningLineReportsEveryLimit) {
-  std::unique_ptr<HalmaServer> server = MustStart(TestConfig());
-  ASSERT_NE(server, nullptr);
-  for (const char* name :
-       {"max_message_bytes ", "max_record_moves ",
-        "max_concurrent_adjudications ", "max_call ", "max_concurrent_streams ",
-        "max_connections ", "max_metadata_bytes ", "idle_timeout ",
-        "handshake_timeout ", "stream_read_timeout ", "max_memory_bytes ",
-        "shutdown_delay ", "grace_period ", "front_proxy off"}) {
-    EXPECT_THAT(server->ListeningLine(), HasSubstr(name));
-  }
-}
-
-TEST(ConfigTest, BadEnvironmentValuesNameTheVariable) {
-  absl::FlagSaver saver;
-  auto env = [](const char* name) -> const char* {
-    return std::string(name) == "HALMA_PORT" ? "fifty" : nullptr;
-  };
-  absl::Status status = ApplyEnvironmentToFlags(env);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(status.message()),
-              StartsWith("HALMA_PORT=\"fifty\""));
 }
 
 }  // namespace

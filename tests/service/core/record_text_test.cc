@@ -1,19 +1,17 @@
 // Adjudicate with a record in the record text format (record_text) and
-// with the record's text asked back (want_record_text), over loopback.
-#include <chrono>
+// with the record's text asked back (want_record_text), from the rules
+// core.
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "halma/record_text.h"
-#include "halma/v1/halma.grpc.pb.h"
-#include "service/server.h"
-#include "tests/service/played_records.h"
-#include "tests/service/test_server.h"
+#include "halma/v1/halma.pb.h"
+#include "service/core/rules_core.h"
+#include "tests/service/fixture/played_records.h"
 
 namespace halma::service {
 namespace {
@@ -21,23 +19,11 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-class RecordTextServiceTest : public ::testing::Test {
+class RecordTextTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ServerConfig config;
-    config.host = "127.0.0.1";
-    config.port = 0;
-    server_ = MustStart(config);
-    ASSERT_NE(server_, nullptr);
-    stub_ = v1::HalmaRules::NewStub(ChannelTo(server_->address()));
-  }
-
-  grpc::Status Adjudicate(const v1::AdjudicateRequest& request,
+  absl::Status Adjudicate(const v1::AdjudicateRequest& request,
                           v1::AdjudicateResponse* response) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(30));
-    return stub_->Adjudicate(&context, request, response);
+    return core_.Adjudicate(request, response);
   }
 
   // The record as text, from the engine's formatter (with `result` as its
@@ -51,13 +37,12 @@ class RecordTextServiceTest : public ::testing::Test {
     return FormatTextRecord(text);
   }
 
-  std::unique_ptr<HalmaServer> server_;
-  std::unique_ptr<v1::HalmaRules::Stub> stub_;
+  const RulesCore core_;
 };
 
 // A record given as text is adjudicated exactly as the same moves given as
 // a list; the answer adds the result token.
-TEST_F(RecordTextServiceTest, TextRecordAnswersAsTheMoveList) {
+TEST_F(RecordTextTest, TextRecordAnswersAsTheMoveList) {
   for (const std::string& preset : PresetNames()) {
     SCOPED_TRACE(preset);
     const v1::AdjudicateRequest record = PlayedRecord(preset, 80, 11);
@@ -66,8 +51,8 @@ TEST_F(RecordTextServiceTest, TextRecordAnswersAsTheMoveList) {
     v1::AdjudicateRequest text_request;
     text_request.set_record_text(AsText(record));
     v1::AdjudicateResponse as_text;
-    const grpc::Status status = Adjudicate(text_request, &as_text);
-    ASSERT_TRUE(status.ok()) << status.error_message();
+    const absl::Status status = Adjudicate(text_request, &as_text);
+    ASSERT_TRUE(status.ok()) << std::string(status.message());
     EXPECT_EQ(as_text.result(),
               as_list.status().state() == v1::GameStatus::STATE_IN_PROGRESS
                   ? "*"
@@ -85,7 +70,7 @@ TEST_F(RecordTextServiceTest, TextRecordAnswersAsTheMoveList) {
 
 // A claimed result is checked: the right one agrees, another is reported
 // as a mismatch (an answer, not an error).
-TEST_F(RecordTextServiceTest, ClaimedResultIsChecked) {
+TEST_F(RecordTextTest, ClaimedResultIsChecked) {
   const v1::AdjudicateRequest record = PlayedRecord("brainking-8x8", 20, 5);
   v1::AdjudicateResponse plain;
   ASSERT_TRUE(Adjudicate(record, &plain).ok());
@@ -121,7 +106,7 @@ TEST_F(RecordTextServiceTest, ClaimedResultIsChecked) {
 
 // want_record_text returns the record in canonical text with the result
 // filled in; sent back as record_text it gets the same answer.
-TEST_F(RecordTextServiceTest, RecordTextComesBackAndRoundTrips) {
+TEST_F(RecordTextTest, RecordTextComesBackAndRoundTrips) {
   for (const std::string& preset : PresetNames()) {
     SCOPED_TRACE(preset);
     v1::AdjudicateRequest record = PlayedRecord(preset, 50, 21);
@@ -151,7 +136,7 @@ TEST_F(RecordTextServiceTest, RecordTextComesBackAndRoundTrips) {
 
 // A custom variant and a start position other than the variant's start
 // travel in the tags.
-TEST_F(RecordTextServiceTest, CustomVariantAndStartPosition) {
+TEST_F(RecordTextTest, CustomVariantAndStartPosition) {
   v1::AdjudicateRequest request;
   v1::VariantSpec* spec = request.mutable_variant()->mutable_custom();
   spec->set_board_size(6);
@@ -164,8 +149,8 @@ TEST_F(RecordTextServiceTest, CustomVariantAndStartPosition) {
   request.add_moves("f6-e5");
   request.set_want_record_text(true);
   v1::AdjudicateResponse answer;
-  const grpc::Status status = Adjudicate(request, &answer);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  const absl::Status status = Adjudicate(request, &answer);
+  ASSERT_TRUE(status.ok()) << std::string(status.message());
   EXPECT_THAT(answer.record_text(), HasSubstr("[Variant \"custom\"]"));
   EXPECT_THAT(answer.record_text(), HasSubstr("[BoardSize \"6\"]"));
   EXPECT_THAT(answer.record_text(), HasSubstr("[MoveCap \"4\"]"));
@@ -177,34 +162,34 @@ TEST_F(RecordTextServiceTest, CustomVariantAndStartPosition) {
   EXPECT_EQ(second.moves_played(), 2);
 }
 
-TEST_F(RecordTextServiceTest, BadTextRecordsNameTheField) {
+TEST_F(RecordTextTest, BadTextRecordsNameTheField) {
   v1::AdjudicateResponse answer;
   v1::AdjudicateRequest both;
   both.set_record_text(AsText(PlayedRecord("brainking-8x8", 4, 1)));
   both.add_moves("b1-d3");
-  grpc::Status status = Adjudicate(both, &answer);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(),
+  absl::Status status = Adjudicate(both, &answer);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
               StartsWith("record_text: given together"));
 
   v1::AdjudicateRequest malformed;
   malformed.set_record_text("[Variant \"brainking-8x8\"]\n\n1. b1-d3 2. x\n");
   status = Adjudicate(malformed, &answer);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(),
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
               StartsWith("record_text: line 3, column"));
 
   v1::AdjudicateRequest two;
   two.set_record_text(AsText(PlayedRecord("brainking-8x8", 4, 1)) +
                       AsText(PlayedRecord("brainking-8x8", 4, 2)));
   status = Adjudicate(two, &answer);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), StartsWith("record_text: "));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), StartsWith("record_text: "));
 
   v1::AdjudicateRequest unknown;
   unknown.set_record_text("[Variant \"no-such\"]\n");
   status = Adjudicate(unknown, &answer);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

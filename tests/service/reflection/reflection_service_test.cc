@@ -17,7 +17,7 @@
 #include "grpc/reflection/v1/reflection.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "tests/service/test_server.h"
+#include "tests/service/fixture/loopback_server.h"
 
 namespace halma::service {
 namespace {
@@ -34,13 +34,6 @@ const std::vector<std::string> kServedFiles = {
     "halma/v1/halma.proto", "grpc/health/v1/health.proto",
     "grpc/reflection/v1/reflection.proto",
     "grpc/reflection/v1alpha/reflection.proto"};
-
-ServerConfig LoopbackConfig() {
-  ServerConfig config;
-  config.host = "127.0.0.1";
-  config.port = 0;
-  return config;
-}
 
 // One reflection stream of either version. The two versions' messages are
 // the same under two package names, so the test speaks v1 messages and
@@ -178,11 +171,11 @@ template <typename Package>
 class ReflectionTest : public testing::Test {
  protected:
   void SetUp() override {
-    server_ = MustStart(LoopbackConfig());
+    server_ = LoopbackServer::Start();
     ASSERT_NE(server_, nullptr);
-    channel_ = ChannelTo(server_->address());
+    channel_ = server_->channel();
   }
-  std::unique_ptr<HalmaServer> server_;
+  std::unique_ptr<LoopbackServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
 };
 
@@ -415,9 +408,9 @@ TYPED_TEST(ReflectionTest, UnknownNamesAreAnsweredAndTheStreamGoesOn) {
 TEST(ReflectionFilesTest, TheFileAskedForIsSentEveryTime) {
   // No served file imports another (so no import is ever held back); the
   // file asked for comes back on every request of the stream.
-  std::unique_ptr<HalmaServer> server = MustStart(LoopbackConfig());
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start();
   ASSERT_NE(server, nullptr);
-  Reflection<V1> reflection(ChannelTo(server->address()));
+  Reflection<V1> reflection(server->channel());
   for (int i = 0; i < 2; ++i) {
     grpc::reflection::v1::ServerReflectionResponse response;
     ASSERT_TRUE(
@@ -428,13 +421,13 @@ TEST(ReflectionFilesTest, TheFileAskedForIsSentEveryTime) {
 }
 
 TEST(ReflectionStreamTest, BytesThatDoNotParseEndTheStreamNamingTheField) {
-  std::unique_ptr<HalmaServer> server = MustStart(LoopbackConfig());
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start();
   ASSERT_NE(server, nullptr);
   for (const char* method :
        {"/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
         "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"}) {
     SCOPED_TRACE(method);
-    grpc::GenericStub stub(ChannelTo(server->address()));
+    grpc::GenericStub stub(server->channel());
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::seconds(10));
@@ -464,19 +457,19 @@ TEST(ReflectionStreamTest, BytesThatDoNotParseEndTheStreamNamingTheField) {
 TEST(ReflectionOffTest, NeitherVersionIsServedWhenDisabled) {
   ServerConfig config = LoopbackConfig();
   config.reflection = false;
-  std::unique_ptr<HalmaServer> server = MustStart(config);
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
-  EXPECT_THAT(server->ListeningLine(), HasSubstr("reflection off"));
+  EXPECT_THAT((*server)->ListeningLine(), HasSubstr("reflection off"));
   grpc::reflection::v1::ServerReflectionRequest request;
   request.set_list_services("*");
   grpc::reflection::v1::ServerReflectionResponse response;
   {
-    Reflection<V1> v1(ChannelTo(server->address()));
+    Reflection<V1> v1(server->channel());
     EXPECT_FALSE(v1.Ask(request, &response));
     EXPECT_EQ(v1.Finish().error_code(), grpc::StatusCode::UNIMPLEMENTED);
   }
   {
-    Reflection<V1Alpha> v1alpha(ChannelTo(server->address()));
+    Reflection<V1Alpha> v1alpha(server->channel());
     EXPECT_FALSE(v1alpha.Ask(request, &response));
     EXPECT_EQ(v1alpha.Finish().error_code(), grpc::StatusCode::UNIMPLEMENTED);
   }

@@ -11,8 +11,8 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "service/connect/legal_moves_json.h"
-#include "service/halma_rules_service.h"
-#include "tests/service/position_sets.h"
+#include "service/core/rules_core.h"
+#include "tests/service/fixture/position_sets.h"
 
 namespace halma::service {
 namespace {
@@ -39,7 +39,7 @@ void ExpectSameJson(const v1::LegalMovesResponse& response) {
 }
 
 TEST(LegalMovesJsonTest, MatchesProtobufOnEveryCommittedPosition) {
-  const HalmaRulesService rules;
+  const RulesCore rules;
   int checked = 0;
   for (const char* preset :
        {"brainking-8x8", "brainking-10x10", "iggamecenter-10x10",
@@ -58,13 +58,13 @@ TEST(LegalMovesJsonTest, MatchesProtobufOnEveryCommittedPosition) {
       request.mutable_variant()->set_preset(preset);
       request.set_position(position);
       v1::LegalMovesResponse response;
-      ASSERT_TRUE(rules.AnswerLegalMoves(request, &response).ok());
+      ASSERT_TRUE(rules.LegalMoves(request, &response).ok());
       ExpectSameJson(response);
       // One piece's moves too.
       if (response.moves_size() > 0) {
         request.set_origin(response.moves(0).origin());
         v1::LegalMovesResponse one;
-        ASSERT_TRUE(rules.AnswerLegalMoves(request, &one).ok());
+        ASSERT_TRUE(rules.LegalMoves(request, &one).ok());
         ExpectSameJson(one);
       }
       ++checked;
@@ -109,7 +109,7 @@ TEST(LegalMovesJsonTest, LeavesTextItDoesNotWriteToProtobuf) {
 
 TEST(LegalMovesJsonTest, TheServiceEncodingReadsBack) {
   // EncodeLegalMoves' bytes (the gRPC answer) through the wire writer.
-  const HalmaRulesService rules;
+  const RulesCore rules;
   v1::LegalMovesRequest request;
   request.mutable_variant()->set_preset("classic-16x16");
   std::string encoded;

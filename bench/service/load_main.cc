@@ -21,8 +21,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "halma/v1/halma.grpc.pb.h"
-#include "service/halma_rules_service.h"
-#include "service/server.h"
+#include "service/core/rules_core.h"
+#include "service/server/server.h"
 
 ABSL_FLAG(std::string, target, "",
           "host:port of a running server; empty = start one in-process");
@@ -78,9 +78,9 @@ bool CallOnce(HalmaRules::Stub& stub, const std::string& rpc) {
 
 }  // namespace
 
-// The handler's own cost: AnswerLegalMoves in a loop, without gRPC.
+// The rules core's own cost: LegalMoves in a loop, without gRPC.
 int RunDirect() {
-  halma::service::HalmaRulesService service;
+  const halma::service::RulesCore service;
   halma::v1::LegalMovesRequest request;
   request.mutable_variant()->set_preset(absl::GetFlag(FLAGS_variant));
   request.set_position(absl::GetFlag(FLAGS_position));
@@ -91,7 +91,7 @@ int RunDirect() {
   while (absl::Now() < end) {
     for (int i = 0; i < 100; ++i) {
       halma::v1::LegalMovesResponse response;
-      if (!service.AnswerLegalMoves(request, &response).ok()) return 1;
+      if (!service.LegalMoves(request, &response).ok()) return 1;
       moves = response.count();
     }
     calls += 100;
@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
     halma::service::ServerConfig config;
     config.host = "127.0.0.1";
     config.port = 0;
+    config.http = false;
     auto started = halma::service::StartServer(config);
     if (!started.ok()) {
       std::fprintf(stderr, "%s\n", started.status().ToString().c_str());

@@ -1,39 +1,33 @@
-// The metrics interceptor on a real loopback server with the real
-// HalmaRulesService (raw callback methods) and HealthService (generated,
-// non-raw, with a streaming Watch).
-#include "service/metrics/interceptor.h"
-
-#include <chrono>
+// Every gRPC call observed once, on a real loopback server: HalmaRules'
+// calls by their handlers (unary) and reactor (AdjudicateStream), Health,
+// reflection and unknown methods by the interceptor; method, code, latency,
+// bytes and calls in flight.
 #include <functional>
-#include <future>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "halma/v1/halma.grpc.pb.h"
-#include "service/convert.h"
-#include "service/halma_rules_service.h"
-#include "service/health.h"
-#include "service/metrics/metrics.h"
 #include "tests/metrics/metrics_test_util.h"
+#include "tests/service/fixture/loopback_server.h"
+#include "tests/service/fixture/played_records.h"
 
-namespace halma::service::metrics {
+namespace halma::service {
 namespace {
 
-constexpr int kMaxMessageBytes = 64 * 1024;
+using metrics::FindSeries;
+using metrics::HistogramCount;
+using metrics::kCodeCount;
+using metrics::LabelMap;
+using metrics::Value;
 
-std::vector<std::string> PresetNames() {
-  std::vector<std::string> names;
-  for (const PresetTable::Entry& entry : PresetTable::Get().entries()) {
-    names.push_back(entry.variant.spec.name);
-  }
-  return names;
-}
+constexpr int kMaxMessageBytes = 64 * 1024;
 
 LabelMap Call(const std::string& method, const std::string& code) {
   return {{"method", method}, {"code", code}, {"protocol", "grpc"}};
@@ -43,65 +37,22 @@ LabelMap Grpc(const std::string& method) {
   return {{"method", method}, {"protocol", "grpc"}};
 }
 
-std::unique_ptr<grpc::ClientContext> ContextWithDeadline() {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() +
-                        std::chrono::seconds(10));
-  return context;
-}
-
-class InterceptorTest : public ::testing::Test {
+class ObservedCallsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<Metrics>> metrics =
-        Metrics::Create({.version = "test",
-                         .flood_fill_kernel = "test",
-                         .preset_names = PresetNames()});
-    ASSERT_TRUE(metrics.ok()) << metrics.status();
-    metrics_ = *std::move(metrics);
-    // HalmaRules methods count themselves (the interceptor leaves them to
-    // the handlers); the service gets the metrics as the server gives them.
-    rules_ = std::make_unique<HalmaRulesService>(
-        RulesOptions{.metrics = metrics_.get()});
-    health_.SetServingStatus("", true);
-
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port_);
-    builder.RegisterService(rules_.get());
-    builder.RegisterService(&health_);
-    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
-    std::vector<
-        std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
-        creators;
-    creators.push_back(metrics_->NewInterceptorFactory());
-    builder.experimental().SetInterceptorCreators(std::move(creators));
-    server_ = builder.BuildAndStart();
+    ServerConfig config = LoopbackConfig();
+    config.max_message_bytes = kMaxMessageBytes;
+    server_ = LoopbackServer::Start(config);
     ASSERT_NE(server_, nullptr);
-    grpc::ChannelArguments args;
-    args.SetMaxSendMessageSize(-1);
-    channel_ =
-        grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port_),
-                                  grpc::InsecureChannelCredentials(), args);
-    stub_ = v1::HalmaRules::NewStub(channel_);
-  }
-
-  void TearDown() override {
-    if (server_ != nullptr) {
-      server_->Shutdown(std::chrono::system_clock::now());
-      server_->Wait();
-    }
+    channel_ = server_->channel();
+    stub_ = &server_->rules();
+    metrics_ = &(*server_)->metrics();
   }
 
   // Polls until `done` (the in-flight gauge is lowered when gRPC destroys
   // the call, a moment after the client has its answer).
   bool Eventually(const std::function<bool()>& done) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!done()) {
-      if (absl::Now() > deadline) return false;
-      absl::SleepFor(absl::Milliseconds(5));
-    }
-    return true;
+    return WaitUntil(done, absl::Seconds(10));
   }
 
   double InFlight(const std::string& method) {
@@ -109,16 +60,13 @@ class InterceptorTest : public ::testing::Test {
                  Grpc(method));
   }
 
-  std::unique_ptr<Metrics> metrics_;
-  std::unique_ptr<HalmaRulesService> rules_;
-  HealthService health_;
-  std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
+  std::unique_ptr<LoopbackServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::HalmaRules::Stub> stub_;
+  v1::HalmaRules::Stub* stub_ = nullptr;
+  metrics::Metrics* metrics_ = nullptr;
 };
 
-TEST_F(InterceptorTest, RecordsCodesLatencyAndBytesOfUnaryCalls) {
+TEST_F(ObservedCallsTest, RecordsCodesLatencyAndBytesOfUnaryCalls) {
   v1::LegalMovesRequest legal;
   legal.mutable_variant()->set_preset("brainking-8x8");
   legal.set_origin("a3");
@@ -194,7 +142,7 @@ TEST_F(InterceptorTest, RecordsCodesLatencyAndBytesOfUnaryCalls) {
       0);
 }
 
-TEST_F(InterceptorTest, NonRawMethodsCountResponseBytesOnly) {
+TEST_F(ObservedCallsTest, NonRawMethodsCountResponseBytesOnly) {
   auto health = grpc::health::v1::Health::NewStub(channel_);
   grpc::health::v1::HealthCheckRequest request;
   request.set_service("");
@@ -215,7 +163,7 @@ TEST_F(InterceptorTest, NonRawMethodsCountResponseBytesOnly) {
             2);  // {status: SERVING}: one tag, one varint.
 }
 
-TEST_F(InterceptorTest, StreamIsInFlightUntilCancelled) {
+TEST_F(ObservedCallsTest, StreamIsInFlightUntilCancelled) {
   auto health = grpc::health::v1::Health::NewStub(channel_);
   const std::string watch = "grpc.health.v1.Health/Watch";
   grpc::ClientContext context;
@@ -237,25 +185,16 @@ TEST_F(InterceptorTest, StreamIsInFlightUntilCancelled) {
   for (int c = 0; c < kCodeCount; ++c) {
     total += Value(
         families, "halma_rpc_calls_total",
-        Call(watch, std::string(CodeName(static_cast<grpc::StatusCode>(c)))));
+        Call(watch, std::string(metrics::CodeName(
+                        static_cast<absl::StatusCode>(c)))));
   }
   EXPECT_EQ(total, 1);
   EXPECT_GT(Value(families, "halma_rpc_response_bytes_total", Grpc(watch)), 0);
 }
 
-TEST_F(InterceptorTest, UnknownMethodsAndOversizedRequests) {
-  grpc::GenericStub generic(channel_);
+TEST_F(ObservedCallsTest, UnknownMethodsAndOversizedRequests) {
   auto call = [&](const std::string& method, const std::string& bytes) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(10));
-    grpc::Slice slice(bytes);
-    grpc::ByteBuffer in(&slice, 1);
-    grpc::ByteBuffer out;
-    std::promise<grpc::Status> done;
-    generic.UnaryCall(&context, method, grpc::StubOptions(), &in, &out,
-                      [&](grpc::Status s) { done.set_value(std::move(s)); });
-    return done.get_future().get();
+    return server_->CallWithBytes(method, bytes);
   };
   EXPECT_EQ(call("/halma.v1.HalmaRules/NoSuchMethod", "").error_code(),
             grpc::StatusCode::UNIMPLEMENTED);
@@ -266,7 +205,7 @@ TEST_F(InterceptorTest, UnknownMethodsAndOversizedRequests) {
   // gRPC 1.51 runs interceptors for an unimplemented method (recorded as
   // "other"), but refuses an oversized request in its core, before any
   // interceptor or handler exists: that refusal cannot be counted here (the
-  // HTTP listener counts its own with RecordRejected(kMaxMessageBytes)).
+  // HTTP listener counts its own, by max_message_bytes).
   // Should a later gRPC show it, this test says so.
   const auto families = metrics_->Collect();
   EXPECT_EQ(
@@ -277,7 +216,7 @@ TEST_F(InterceptorTest, UnknownMethodsAndOversizedRequests) {
             0);
 }
 
-TEST_F(InterceptorTest, ConcurrentCallsAreAllCounted) {
+TEST_F(ObservedCallsTest, ConcurrentCallsAreAllCounted) {
   constexpr int kThreads = 4;
   constexpr int kCalls = 50;
   std::vector<std::thread> threads;
@@ -303,5 +242,40 @@ TEST_F(InterceptorTest, ConcurrentCallsAreAllCounted) {
   EXPECT_TRUE(Eventually([&] { return InFlight(legal_moves) == 0; }));
 }
 
+// An AdjudicateStream is one call; each record's bytes count, and each
+// record's variant and illegal moves as an Adjudicate's would.
+TEST_F(ObservedCallsTest, AStreamIsOneCallWithEveryRecordCounted) {
+  auto context = ContextWithDeadline();
+  auto stream = stub_->AdjudicateStream(context.get());
+  std::size_t sent = 0, received = 0;
+  for (int i = 0; i < 3; ++i) {
+    v1::AdjudicateStreamRequest request;
+    request.set_id(std::to_string(i));
+    *request.mutable_record() = PlayedRecord("brainking-8x8", 20, i);
+    if (i == 2) request.mutable_record()->add_moves("pass");  // Illegal.
+    sent += request.ByteSizeLong();
+    ASSERT_TRUE(stream->Write(request));
+  }
+  stream->WritesDone();
+  v1::AdjudicateStreamResponse answer;
+  while (stream->Read(&answer)) received += answer.ByteSizeLong();
+  ASSERT_TRUE(stream->Finish().ok());
+  const std::string method = "halma.v1.HalmaRules/AdjudicateStream";
+  EXPECT_TRUE(Eventually([&] { return InFlight(method) == 0; }));
+  const auto families = metrics_->Collect();
+  EXPECT_EQ(Value(families, "halma_rpc_calls_total", Call(method, "OK")), 1);
+  EXPECT_EQ(Value(families, "halma_rpc_request_bytes_total", Grpc(method)),
+            1.0 * sent);
+  EXPECT_EQ(Value(families, "halma_rpc_response_bytes_total", Grpc(method)),
+            1.0 * received);
+  EXPECT_EQ(Value(families, "halma_variant_calls_total",
+                  {{"method", "halma.v1.HalmaRules/Adjudicate"},
+                   {"variant", "brainking-8x8"}}),
+            3);
+  EXPECT_EQ(Value(families, "halma_illegal_moves_total",
+                  {{"reason", "ILLEGAL_REASON_PASS_NOT_ALLOWED"}}),
+            1);
+}
+
 }  // namespace
-}  // namespace halma::service::metrics
+}  // namespace halma::service

@@ -16,8 +16,8 @@
 #include "gtest/gtest.h"
 #include "halma/position.h"
 #include "halma/v1/halma.grpc.pb.h"
-#include "service/server.h"
-#include "tests/service/test_server.h"
+#include "service/log/logger.h"
+#include "tests/service/fixture/loopback_server.h"
 
 namespace halma::service {
 namespace {
@@ -38,13 +38,11 @@ const std::string kMaxLess1 = absl::StrCat(kMaxMoveCount - 1);
 class BadInputTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    ServerConfig config;
-    config.host = "127.0.0.1";
-    config.port = 0;
+    ServerConfig config = LoopbackConfig();
     // Large enough for the 3-million-entry list below: the point is what
     // the server answers once such a request is in.
     config.max_message_bytes = 32 << 20;
-    server_ = MustStart(config).release();
+    server_ = LoopbackServer::Start(config).release();
     ASSERT_NE(server_, nullptr);
     // A default channel (4 MiB answers, 8 KiB of metadata): what a client
     // with default settings has.
@@ -55,15 +53,11 @@ class BadInputTest : public ::testing::Test {
   static void TearDownTestSuite() {
     delete stub_;
     delete channel_;
-    server_->Shutdown();
     delete server_;
   }
 
   static std::unique_ptr<grpc::ClientContext> Context() {
-    auto context = std::make_unique<grpc::ClientContext>();
-    context->set_deadline(std::chrono::system_clock::now() +
-                          std::chrono::seconds(30));
-    return context;
+    return ContextWithDeadline();
   }
   static grpc::Status Validate(const v1::ValidateMoveRequest& request,
                                v1::ValidateMoveResponse* response) {
@@ -77,11 +71,11 @@ class BadInputTest : public ::testing::Test {
                                  v1::AdjudicateResponse* response) {
     return stub_->Adjudicate(Context().get(), request, response);
   }
-  static HalmaServer* server_;
+  static LoopbackServer* server_;
   static std::shared_ptr<grpc::Channel>* channel_;
   static v1::HalmaRules::Stub* stub_;
 };
-HalmaServer* BadInputTest::server_ = nullptr;
+LoopbackServer* BadInputTest::server_ = nullptr;
 std::shared_ptr<grpc::Channel>* BadInputTest::channel_ = nullptr;
 v1::HalmaRules::Stub* BadInputTest::stub_ = nullptr;
 
@@ -372,7 +366,7 @@ std::vector<BadBytes> BadRequests() {
 
 TEST_F(BadInputTest,
        BytesThatAreNotTheRequestAreInvalidArgumentNamingTheField) {
-  grpc::GenericStub stub(ChannelTo(server_->address()));
+  grpc::GenericStub& stub = server_->generic();
   for (const BadBytes& bad : BadRequests()) {
     const std::string method = bad.method[0] == '/'
                                    ? bad.method
@@ -388,7 +382,7 @@ TEST_F(BadInputTest,
 TEST_F(BadInputTest, WellFormedBytesStillGetTheirAnswer) {
   // The same framing as above, valid: answered, so the checks above are not
   // refusing everything.
-  grpc::GenericStub stub(ChannelTo(server_->address()));
+  grpc::GenericStub& stub = server_->generic();
   const std::string preset = Field(1, Field(1, "brainking-8x8"));
   for (const auto& [method, bytes] :
        std::vector<std::pair<std::string, std::string>>{
@@ -402,6 +396,31 @@ TEST_F(BadInputTest, WellFormedBytesStillGetTheirAnswer) {
     EXPECT_TRUE(status.ok()) << method << ": " << status.error_message();
     EXPECT_GT(answer.Length(), 0u) << method;
   }
+}
+
+// Protobuf logs an error for every string that is not UTF-8: routed
+// through the logger's limiter (service/log/logger.h), 200 such requests
+// leave a handful of lines.
+TEST(ProtobufLogTest, RequestsWithInvalidUtf8DoNotFloodTheLog) {
+  auto* sink = new MemorySink();
+  Logger logger{std::unique_ptr<LogSink>(sink)};
+  RouteProtobufLogsTo(&logger);
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start();
+  ASSERT_NE(server, nullptr);
+  // ValidateMoveRequest{variant: {preset: "brainking-8x8"}, move: "a1\xff"}.
+  const std::string bytes =
+      Field(1, Field(1, "brainking-8x8")) + Field(3, "a1\xff");
+  int refused = 0;
+  for (int i = 0; i < 200; ++i) {
+    if (server->CallWithBytes("/halma.v1.HalmaRules/ValidateMove", bytes)
+            .error_code() == StatusCode::INVALID_ARGUMENT) {
+      ++refused;
+    }
+  }
+  server.reset();
+  RouteProtobufLogsTo(nullptr);
+  EXPECT_EQ(refused, 200);  // Every one is refused...
+  EXPECT_LE(sink->lines().size(), 6u);  // ...and the log has a handful.
 }
 
 }  // namespace
