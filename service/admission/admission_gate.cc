@@ -96,6 +96,10 @@ AdmissionGate::~AdmissionGate() {
 absl::StatusOr<AdmissionGate::Slot> AdmissionGate::Enter(const Call& call,
                                                          Waiter* waiter) {
   const absl::Time now = absl::Now();
+  if (stopped_.load(std::memory_order_acquire)) {
+    return absl::UnavailableError(absl::StrCat(
+        call.method, ": the server is shutting down; retry on another"));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   // A free slot means nobody waits: freed slots go to waiters first.
   if (in_use_ < limits_.slots) {
@@ -163,11 +167,28 @@ void AdmissionGate::Cancel(Waiter* waiter, absl::Status status) {
   waiter->Refuse(std::move(status));
 }
 
+void AdmissionGate::StopAll() {
+  stopped_.store(true, std::memory_order_release);
+  std::vector<Waiter*> left;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (head_ != nullptr) {
+      left.push_back(head_);
+      Unlink(head_);
+    }
+  }
+  for (Waiter* waiter : left) {
+    waiter->Refuse(absl::UnavailableError(absl::StrCat(
+        waiter->method_,
+        ": the server is shutting down and its grace period is over")));
+  }
+}
+
 Checkpoint AdmissionGate::MakeCheckpoint(
     absl::string_view method, absl::string_view work, absl::Time client_deadline,
     absl::FunctionRef<bool()> cancelled) const {
   return Checkpoint(method, work, client_deadline, limits_.max_call, cancelled,
-                    &limits_.checkpoint_hook);
+                    &limits_.checkpoint_hook, &stopped_);
 }
 
 int AdmissionGate::in_use() const {

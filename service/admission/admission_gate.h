@@ -20,6 +20,7 @@
 #ifndef HALMA_SERVICE_ADMISSION_ADMISSION_GATE_H_
 #define HALMA_SERVICE_ADMISSION_ADMISSION_GATE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -129,6 +130,13 @@ class AdmissionGate {
   // client went away). Nothing happens when it was told already.
   void Cancel(Waiter* waiter, absl::Status status);
 
+  // The end of a shutdown's grace period: every checkpoint from now on
+  // stops its work (UNAVAILABLE), every waiting call is refused, and so is
+  // every new one. gRPC's own cancellation of the calls may not reach the
+  // work in time: it is delivered on gRPC's callback threads, which the
+  // work itself may be holding.
+  void StopAll();
+
   // The checkpoint of work run with a slot: max_call from now, the test
   // hook. `cancelled` must outlive it.
   Checkpoint MakeCheckpoint(absl::string_view method, absl::string_view work,
@@ -158,6 +166,7 @@ class AdmissionGate {
   // Mean time a slot is held (exponentially weighted), for retry hints.
   absl::Duration mean_hold_ = absl::Milliseconds(1);  // Guarded by mu_.
   bool stopping_ = false;                   // Guarded by mu_.
+  std::atomic<bool> stopped_{false};        // StopAll() was called.
   std::thread expirer_;
 };
 

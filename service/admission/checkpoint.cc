@@ -11,14 +11,16 @@ namespace halma::service {
 Checkpoint::Checkpoint(absl::string_view method, absl::string_view work,
                        absl::Time client_deadline, absl::Duration max_call,
                        absl::FunctionRef<bool()> cancelled,
-                       const CheckpointHook* hook)
+                       const CheckpointHook* hook,
+                       const std::atomic<bool>* stopped)
     : method_(method),
       work_(work),
       deadline_(std::min(client_deadline, absl::Now() + max_call)),
       server_limit_first_(deadline_ < client_deadline),
       max_call_(max_call),
       cancelled_(cancelled),
-      hook_(hook != nullptr && *hook ? hook : nullptr) {}
+      hook_(hook != nullptr && *hook ? hook : nullptr),
+      stopped_(stopped) {}
 
 absl::Status Checkpoint::operator()() const {
   if (hook_ != nullptr) (*hook_)(*this);
@@ -35,6 +37,10 @@ absl::Status Checkpoint::operator()() const {
   }
   if (cancelled_()) {
     return absl::CancelledError(absl::StrCat(method_, ": call cancelled"));
+  }
+  if (stopped_ != nullptr && stopped_->load(std::memory_order_acquire)) {
+    return absl::UnavailableError(absl::StrCat(
+        method_, ": the server is shutting down and its grace period is over"));
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #ifndef HALMA_SERVICE_ADMISSION_CHECKPOINT_H_
 #define HALMA_SERVICE_ADMISSION_CHECKPOINT_H_
 
+#include <atomic>
 #include <functional>
 #include "absl/strings/string_view.h"
 
@@ -28,14 +29,18 @@ class Checkpoint {
   // `client_deadline` (absl::InfiniteFuture() for none) and `max_call` from
   // now (the server's max_call_seconds); `cancelled` says whether the
   // client has gone. `cancelled` and `hook` must outlive the checkpoint.
+  // `stopped`, when given, says the server has stopped all work (its
+  // shutdown's grace period is over).
   Checkpoint(absl::string_view method, absl::string_view work,
              absl::Time client_deadline, absl::Duration max_call,
              absl::FunctionRef<bool()> cancelled,
-             const CheckpointHook* hook = nullptr);
+             const CheckpointHook* hook = nullptr,
+             const std::atomic<bool>* stopped = nullptr);
 
-  // OK to go on; CANCELLED when the client has gone; DEADLINE_EXCEEDED
-  // past the deadline, naming max_call_seconds (and marked with that limit
-  // when the server's limit, not the client's deadline, ended the work).
+  // OK to go on; DEADLINE_EXCEEDED past the deadline, naming
+  // max_call_seconds (and marked with that limit when the server's limit,
+  // not the client's deadline, ended the work); CANCELLED when the client
+  // has gone; UNAVAILABLE when the server has stopped all work.
   absl::Status operator()() const;
 
   absl::string_view method() const { return method_; }
@@ -51,6 +56,7 @@ class Checkpoint {
   absl::Duration max_call_;
   absl::FunctionRef<bool()> cancelled_;
   const CheckpointHook* hook_;
+  const std::atomic<bool>* stopped_;
 };
 
 }  // namespace halma::service

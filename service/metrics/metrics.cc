@@ -274,6 +274,14 @@ void Metrics::RecordCall(Protocol protocol, Method method,
   }
 }
 
+void Metrics::RecordRequestBytes(Protocol protocol, Method method,
+                                 std::size_t bytes) {
+  if (bytes > 0) {
+    request_bytes_[CallIndex(protocol, method)]->Increment(
+        static_cast<double>(bytes));
+  }
+}
+
 void Metrics::CallStarted(Protocol protocol, Method method) {
   in_flight_[CallIndex(protocol, method)]->Increment();
 }

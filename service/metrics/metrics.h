@@ -118,10 +118,13 @@ class Metrics {
 
   // One finished call: halma_rpc_calls_total, halma_rpc_duration_seconds
   // and the byte counters (the call observer, service/observe/, calls this
-  // for both protocols).
+  // for both protocols, with the request's bytes counted when they arrived:
+  // RecordRequestBytes).
   void RecordCall(Protocol protocol, Method method, absl::StatusCode code,
                   absl::Duration latency, std::size_t request_bytes,
                   std::size_t response_bytes);
+  // Request bytes received: halma_rpc_request_bytes_total.
+  void RecordRequestBytes(Protocol protocol, Method method, std::size_t bytes);
   // halma_rpc_calls_in_flight: +1 / -1. Pair them, or use InFlightCall.
   void CallStarted(Protocol protocol, Method method);
   void CallFinished(Protocol protocol, Method method);

@@ -42,12 +42,20 @@ ObservedCall::ObservedCall(const CallObserver& observer,
       method_(method),
       started_(absl::Now()),
       rules_call_(static_cast<int>(method) < kRulesMethodCount),
-      request_bytes_(request_bytes) {
+      request_bytes_(0) {
   if (rules_call_) {
     observer_.rules_calls_.fetch_add(1, std::memory_order_acq_rel);
   }
   if (observer_.metrics_ != nullptr) {
     observer_.metrics_->CallStarted(protocol_, method_);
+  }
+  AddRequestBytes(request_bytes);
+}
+
+void ObservedCall::AddRequestBytes(std::size_t bytes) {
+  request_bytes_ += bytes;
+  if (observer_.metrics_ != nullptr) {
+    observer_.metrics_->RecordRequestBytes(protocol_, method_, bytes);
   }
 }
 
@@ -103,8 +111,8 @@ void ObservedCall::Record(absl::StatusCode code) {
   finished_ = true;
   const absl::Duration latency = absl::Now() - started_;
   if (metrics::Metrics* metrics = observer_.metrics_; metrics != nullptr) {
-    metrics->RecordCall(protocol_, method_, code, latency, request_bytes_,
-                        response_bytes_);
+    // The request's bytes were counted as they arrived.
+    metrics->RecordCall(protocol_, method_, code, latency, 0, response_bytes_);
     metrics->CallFinished(protocol_, method_);
   }
   if (Logger* log = observer_.access_log_; log != nullptr) {

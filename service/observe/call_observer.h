@@ -64,7 +64,9 @@ class ObservedCall {
 
   // For the access log, when the observer wants_peer().
   void SetPeer(std::string peer, absl::string_view traceparent);
-  void AddRequestBytes(std::size_t bytes) { request_bytes_ += bytes; }
+  // Counted at once (halma_rpc_request_bytes_total grows as requests
+  // arrive, not when they are answered).
+  void AddRequestBytes(std::size_t bytes);
   void AddResponseBytes(std::size_t bytes) { response_bytes_ += bytes; }
   // The variant the request names (halma_variant_calls_total; the access
   // log's `variant`).

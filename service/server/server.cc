@@ -3,6 +3,7 @@
 #include <grpcpp/resource_quota.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -325,14 +326,36 @@ void HalmaServer::Shutdown(absl::Duration grace) {
     //    ones waiting for a slot of the admission gate included.
     if (http_ != nullptr) http_->StopAccepting();
     if (front_ != nullptr) DrainFront(deadline);
-    // 4. gRPC stops listening and lets the calls it holds finish until the
+    // 4. At the deadline every expensive call still running stops at its
+    //    next checkpoint, and those still waiting for a slot are refused.
+    //    (gRPC cancels its calls then too, but delivers that on its
+    //    callback threads, which a long replay may be holding.)
+    std::mutex stop_mu;
+    std::condition_variable stop_cv;
+    bool drained = false;
+    std::thread stopper([&] {
+      std::unique_lock<std::mutex> lock(stop_mu);
+      if (!stop_cv.wait_for(lock, absl::ToChronoNanoseconds(std::max(
+                                      absl::ZeroDuration(),
+                                      deadline - absl::Now())),
+                            [&] { return drained; })) {
+        gate_->StopAll();
+      }
+    });
+    // 5. gRPC stops listening and lets the calls it holds finish until the
     //    deadline. Behind the front proxy nothing new can arrive by now.
     grpc_->Shutdown(absl::ToChronoTime(deadline));
-    // 5. HTTP calls still running get the same deadline; then the HTTP
+    // 6. HTTP calls still running get the same deadline; then the HTTP
     //    threads stop (closing what is left open: idle keep-alives).
     while (calls_in_progress() > 0 && absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(5));
     }
+    {
+      std::lock_guard<std::mutex> lock(stop_mu);
+      drained = true;
+    }
+    stop_cv.notify_all();
+    stopper.join();
     http_.reset();
   });
 }

@@ -136,10 +136,12 @@ TEST(AdmissionGateTest, FreedSlotsGoToTheWaitersInTheirOrder) {
   EXPECT_FALSE(*newcomer);
   slot.Release();
   ASSERT_TRUE(second.WaitUntilTold());
-  EXPECT_TRUE(second.TakeSlot());
+  AdmissionGate::Slot second_slot = second.TakeSlot();
+  EXPECT_TRUE(second_slot);
   EXPECT_FALSE(late.told());
   gate.Cancel(&late, absl::CancelledError("gone"));
   EXPECT_TRUE(late.told());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kCancelled);
 }
 
 TEST(AdmissionGateTest, BeyondTheQueuesLengthACallIsRefusedNamingIt) {

@@ -416,6 +416,27 @@ TEST_F(ProcessTest, UnreachableServerIsUnavailable) {
 // ---------------------------------------------------------------------------
 // Graceful shutdown.
 
+// Adjudicate's request bytes the server has counted: a call's are counted
+// when its handler starts, once the request has arrived whole.
+constexpr char kAdjudicateRequestBytes[] =
+    "halma_rpc_request_bytes_total{method=\"halma.v1.HalmaRules/Adjudicate\","
+    "protocol=\"grpc\"}";
+
+// Waits (at most a minute) until the server has counted `bytes` more
+// Adjudicate request bytes than `before`.
+bool WaitUntilArrived(const ServerProcess& server, double before,
+                      std::size_t bytes) {
+  const auto give_up = Clock::now() + seconds(60);
+  while (Clock::now() < give_up) {
+    if (server.Metric(kAdjudicateRequestBytes) - std::max(0.0, before) >=
+        static_cast<double>(bytes)) {
+      return true;
+    }
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return false;
+}
+
 TEST(ProcessShutdownTest, SigtermLetsInFlightCallsFinish) {
   constexpr int kGraceSeconds = 30;
   std::vector<std::string> flags = LongRecordFlags();
@@ -442,24 +463,23 @@ TEST(ProcessShutdownTest, SigtermLetsInFlightCallsFinish) {
   std::this_thread::sleep_for(milliseconds(200));
 
   // Slow calls: each takes about two seconds of server time on this
-  // machine. gRPC hands a call to the service only once its request has
-  // arrived, and at shutdown refuses the calls still arriving; so the
-  // signal comes when the request (tens of MB, serialized by the client,
-  // sent and parsed in well under half of the call's time, measured alike
-  // by the calibration) has surely arrived and the call is still far from
-  // done: at half the expected call time. One slow call: several would
-  // share one connection's upload, and under a loaded ctest -j2 all of
-  // them were at times still arriving at the signal.
+  // machine (sized by calibration calls). gRPC hands a call to the service
+  // only once its request has arrived, and at shutdown refuses the calls
+  // still arriving; so the signal comes once the server has counted the
+  // slow request's bytes (tens of MB: the quick calls' few hundred bytes
+  // each cannot add up to it meanwhile), that is once its handler runs.
   const SlowRecord slow_record =
       CalibrateSlowRecord(*client, cycle, milliseconds(2000));
   const v1::AdjudicateRequest slow_request =
       LongRecord(cycle, slow_record.length);
   constexpr int kSlowCalls = 1;
   std::vector<CallOutcome> slow;
+  const double bytes_before = server->Metric(kAdjudicateRequestBytes);
   const auto slow_started = Clock::now();
   std::vector<std::thread> slow_threads =
       StartCalls(*client, slow_request, kSlowCalls, &slow);
-  std::this_thread::sleep_for(slow_record.expected / 2);
+  ASSERT_TRUE(WaitUntilArrived(*server, bytes_before,
+                               kSlowCalls * slow_request.ByteSizeLong()));
 
   const auto signalled = Clock::now();
   server->Signal(SIGTERM);
@@ -560,9 +580,11 @@ TEST(ProcessShutdownTest, ShortGracePeriodStillExitsZero) {
   const v1::AdjudicateRequest request = LongRecord(cycle, slow_record.length);
   constexpr int kCalls = 2;
   std::vector<CallOutcome> outcomes;
+  const double bytes_before = server->Metric(kAdjudicateRequestBytes);
   std::vector<std::thread> threads =
       StartCalls(*client, request, kCalls, &outcomes);
-  std::this_thread::sleep_for(slow_record.expected / 2);
+  ASSERT_TRUE(
+      WaitUntilArrived(*server, bytes_before, kCalls * request.ByteSizeLong()));
 
   const auto signalled = Clock::now();
   server->Signal(SIGTERM);

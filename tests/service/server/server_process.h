@@ -6,7 +6,10 @@
 #ifndef HALMA_TESTS_SERVICE_SERVER_SERVER_PROCESS_H_
 #define HALMA_TESTS_SERVICE_SERVER_SERVER_PROCESS_H_
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -145,6 +148,42 @@ class ServerProcess {
   }
 
   int port() const { return port_; }
+  // The HTTP listener's port (0 when it is off).
+  int http_port() const { return http_port_; }
+
+  // The value of one series of GET /metrics, written as the exposition
+  // writes it ("halma_rpc_calls_in_flight{method=\"...\",protocol=\"grpc\"}"),
+  // or -1 when it is not there.
+  double Metric(const std::string& series) const {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr = {};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(http_port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string page;
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+      const std::string request =
+          "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          "Connection: close\r\n\r\n";
+      if (send(fd, request.data(), request.size(), 0) ==
+          static_cast<ssize_t>(request.size())) {
+        char buffer[8192];
+        ssize_t n;
+        while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+          page.append(buffer, n);
+        }
+      }
+    }
+    close(fd);
+    const std::size_t at = page.find("\n" + series + " ");
+    if (at == std::string::npos) return -1;
+    double value = -1;
+    absl::SimpleAtod(page.substr(at + series.size() + 2,
+                                 page.find('\n', at + 1) -
+                                     (at + series.size() + 2)),
+                     &value);
+    return value;
+  }
   std::string target() const { return absl::StrCat("127.0.0.1:", port_); }
 
   void Signal(int sig) { kill(pid_, sig); }
@@ -216,6 +255,15 @@ class ServerProcess {
       return false;
     }
     port_ = port;
+    // "...; http 127.0.0.1:41235 (Connect protocol); ..." -> 41235.
+    const std::string http_prefix = "; http 127.0.0.1:";
+    const size_t http = stderr_.find(http_prefix, start);
+    if (http != std::string::npos) {
+      const size_t digits = http + http_prefix.size();
+      absl::SimpleAtoi(
+          stderr_.substr(digits, stderr_.find(' ', digits) - digits),
+          &http_port_);
+    }
     return true;
   }
 
@@ -223,6 +271,7 @@ class ServerProcess {
   bool running_ = false;
   std::optional<int> exit_status_;
   int port_ = 0;
+  int http_port_ = 0;
   std::thread reader_;
   std::mutex mu_;
   std::condition_variable cv_;
