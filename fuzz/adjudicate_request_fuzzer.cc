@@ -4,8 +4,8 @@
 //
 // Properties: whenever the in-place reader (ReadAdjudicateRequest) accepts
 // the bytes, protobuf parses them exactly when the variant's bytes parse,
-// to the same variant, start position and moves, and AdjudicateView over the view
-// answers exactly as Adjudicate over the message; ParseRequest's two
+// to the same variant, start position and moves, and AdjudicateView over the
+// view answers exactly as Adjudicate over the message; ParseRequest's two
 // overloads agree; every error is INVALID_ARGUMENT, bounded, printable, and
 // starts with a field of the request ("request", "variant", "start_position",
 // "moves"); the answer is deterministic (two calls, same bytes); an OK answer

@@ -40,8 +40,7 @@ void CheckValidates(const v1::LegalMovesRequest& request, const v1::Move& m,
   check.set_position(request.position());
   check.set_move(std::string(move_text));
   v1::ValidateMoveResponse answer;
-  const absl::Status status =
-      fuzz::Service().ValidateMove(check, &answer);
+  const absl::Status status = fuzz::Service().ValidateMove(check, &answer);
   const Square from = *ParseSquare(m.origin(), variant.size);
   const Square to = *ParseSquare(m.destination(), variant.size);
   if (move_text.size() == m.origin().size() + 1 + m.destination().size() &&
@@ -73,8 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   v1::LegalMovesResponse response;
-  const absl::Status status =
-      fuzz::Service().LegalMoves(request, &response);
+  const absl::Status status = fuzz::Service().LegalMoves(request, &response);
   const std::string context = request.ShortDebugString().substr(0, 2000);
   if (!status.ok()) {
     fuzz::CheckServiceError(status, {"variant", "position", "origin"}, context);

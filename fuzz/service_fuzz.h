@@ -19,9 +19,9 @@
 #include "grpcpp/support/slice.h"
 #include "halma/v1/halma.pb.h"
 #include "service/core/convert.h"
-#include "service/core/rules_core.h"
 #include "service/core/record_view.h"
 #include "service/core/request_bytes.h"
+#include "service/core/rules_core.h"
 #include "service/grpc/byte_buffers.h"
 
 namespace halma::fuzz {

@@ -155,8 +155,8 @@ int main(int argc, char** argv) {
   }
   // The start-up line: the human-readable summary (which tools and tests
   // read for the ports) and every setting as its own field.
-  TheLogger().Write(halma::service::StartupLine(
-      (*server)->settings(), (*server)->startup_facts()));
+  TheLogger().Write(halma::service::StartupLine((*server)->settings(),
+                                                (*server)->startup_facts()));
 
   int sig = 0;
   while ((sig = watcher.WaitForShutdownSignal(absl::Milliseconds(200))) == 0) {

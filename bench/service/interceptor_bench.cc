@@ -34,7 +34,8 @@ void BM_HealthCheckCall(benchmark::State& state) {
     std::vector<
         std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
         creators;
-    creators.push_back(std::make_unique<ObservingInterceptorFactory>(&observer));
+    creators.push_back(
+        std::make_unique<ObservingInterceptorFactory>(&observer));
     builder.experimental().SetInterceptorCreators(std::move(creators));
   }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

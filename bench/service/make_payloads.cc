@@ -11,9 +11,9 @@
 // Every request is written as one gRPC frame (a 0 byte, the 4-byte
 // big-endian length, the serialized message), the body h2load posts with
 // -d. Next to it goes the serialized answer, computed in this process by
-// the rules core (service/core/rules_core.h), the code the server runs (grpc.health.v1
-// Check answers `status: SERVING`). DIR/manifest.json lists the scenarios:
-// name, gRPC method path and, per request, its file, the file of the
+// the rules core (service/core/rules_core.h), the code the server runs
+// (grpc.health.v1 Check answers `status: SERVING`). DIR/manifest.json lists the
+// scenarios: name, gRPC method path and, per request, its file, the file of the
 // expected answer and the answer's size in bytes.
 //
 // The AdjudicateStream scenarios are the exception: their one request is

@@ -185,8 +185,8 @@ void AdmissionGate::StopAll() {
 }
 
 Checkpoint AdmissionGate::MakeCheckpoint(
-    absl::string_view method, absl::string_view work, absl::Time client_deadline,
-    absl::FunctionRef<bool()> cancelled) const {
+    absl::string_view method, absl::string_view work,
+    absl::Time client_deadline, absl::FunctionRef<bool()> cancelled) const {
   return Checkpoint(method, work, client_deadline, limits_.max_call, cancelled,
                     &limits_.checkpoint_hook, &stopped_);
 }
@@ -241,8 +241,7 @@ void AdmissionGate::Expire() {
         expired.emplace_back(
             waiter, absl::DeadlineExceededError(absl::StrCat(
                         waiter->method_, ": the deadline passed after ",
-                        Millis(waited), " waiting for a slot (",
-                        limits_.slots,
+                        Millis(waited), " waiting for a slot (", limits_.slots,
                         " calls run at once: max_concurrent_adjudications)")));
       } else {
         const absl::Duration retry = RetryDelayLocked();

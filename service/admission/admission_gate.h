@@ -26,12 +26,12 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <thread>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "service/admission/checkpoint.h"
 
@@ -158,15 +158,15 @@ class AdmissionGate {
   const AdmissionLimits limits_;
   mutable std::mutex mu_;
   std::condition_variable expiry_changed_;
-  int in_use_ = 0;                          // Guarded by mu_.
-  int waiting_ = 0;                         // Guarded by mu_.
-  Waiter* head_ = nullptr;                  // Guarded by mu_.
-  Waiter* tail_ = nullptr;                  // Guarded by mu_.
+  int in_use_ = 0;                               // Guarded by mu_.
+  int waiting_ = 0;                              // Guarded by mu_.
+  Waiter* head_ = nullptr;                       // Guarded by mu_.
+  Waiter* tail_ = nullptr;                       // Guarded by mu_.
   std::multimap<absl::Time, Waiter*> expiries_;  // Guarded by mu_.
   // Mean time a slot is held (exponentially weighted), for retry hints.
   absl::Duration mean_hold_ = absl::Milliseconds(1);  // Guarded by mu_.
-  bool stopping_ = false;                   // Guarded by mu_.
-  std::atomic<bool> stopped_{false};        // StopAll() was called.
+  bool stopping_ = false;                             // Guarded by mu_.
+  std::atomic<bool> stopped_{false};                  // StopAll() was called.
   std::thread expirer_;
 };
 

@@ -26,14 +26,13 @@ absl::Status Checkpoint::operator()() const {
   if (hook_ != nullptr) (*hook_)(*this);
   // The deadline first: gRPC cancels a call whose deadline has passed.
   if (absl::Now() > deadline_) {
-    absl::Status status = absl::DeadlineExceededError(absl::StrCat(
-        method_, ": deadline exceeded while ", work_,
-        " (the client's deadline, or this server's limit of ",
-        absl::FormatDuration(max_call_), ": max_call_seconds)"));
+    absl::Status status = absl::DeadlineExceededError(
+        absl::StrCat(method_, ": deadline exceeded while ", work_,
+                     " (the client's deadline, or this server's limit of ",
+                     absl::FormatDuration(max_call_), ": max_call_seconds)"));
     // Counted as refused by the limit only when it, not the client's
     // deadline, ended the work.
-    return server_limit_first_ ? WithLimit(status, "max_call_seconds")
-                               : status;
+    return server_limit_first_ ? WithLimit(status, "max_call_seconds") : status;
   }
   if (cancelled_()) {
     return absl::CancelledError(absl::StrCat(method_, ": call cancelled"));

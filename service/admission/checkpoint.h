@@ -6,10 +6,10 @@
 
 #include <atomic>
 #include <functional>
-#include "absl/strings/string_view.h"
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace halma::service {
@@ -47,6 +47,10 @@ class Checkpoint {
   // When the work must stop.
   absl::Time deadline() const { return deadline_; }
   bool cancelled() const { return cancelled_(); }
+  // Whether the server has stopped all work (AdmissionGate::StopAll).
+  bool stopped() const {
+    return stopped_ != nullptr && stopped_->load(std::memory_order_acquire);
+  }
 
  private:
   absl::string_view method_;

@@ -37,7 +37,8 @@ std::optional<absl::Duration> RetryAfterOf(const absl::Status& status) {
   if (status.ok()) return std::nullopt;
   auto payload = status.GetPayload(kRetryAfterPayload);
   std::int64_t micros = 0;
-  if (!payload.has_value() || !absl::SimpleAtoi(std::string(*payload), &micros)) {
+  if (!payload.has_value() ||
+      !absl::SimpleAtoi(std::string(*payload), &micros)) {
     return std::nullopt;
   }
   return absl::Microseconds(micros);

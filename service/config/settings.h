@@ -15,11 +15,11 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <variant>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "halma/perft.h"
 
@@ -92,7 +92,7 @@ inline constexpr std::int64_t kInt64Max =
   X(int, max_concurrent_adjudications, "HALMA_MAX_CONCURRENT_ADJUDICATIONS",   \
     0, 0, 1 << 16, ::halma::service::SettingScope::kAdmission,                 \
     "Expensive calls (Adjudicate, AdjudicateStream records, Perft) run at "    \
-    "once; more wait in the admission queue. 0 = the number of CPUs.")        \
+    "once; more wait in the admission queue. 0 = the number of CPUs.")         \
   X(int, max_queue_length, "HALMA_MAX_QUEUE_LENGTH", 256, 0, 1 << 20,          \
     ::halma::service::SettingScope::kAdmission,                                \
     "Expensive calls that may wait for a slot at once; more are refused at "   \
@@ -123,11 +123,11 @@ inline constexpr std::int64_t kInt64Max =
     "HTTP listener (gRPC 1.51 alone has no such limit).")                      \
   X(int, max_metadata_bytes, "HALMA_MAX_METADATA_BYTES", 16 * 1024, 1024,      \
     1 << 20, ::halma::service::SettingScope::kListeners,                       \
-    "Largest request header block (metadata), in bytes.")                     \
+    "Largest request header block (metadata), in bytes.")                      \
   X(int, idle_timeout_seconds, "HALMA_IDLE_TIMEOUT_SECONDS", 30, 1,            \
     ::halma::service::kMaxSettingSeconds,                                      \
     ::halma::service::SettingScope::kListeners,                                \
-    "Close a connection that has had no call for this long.")                 \
+    "Close a connection that has had no call for this long.")                  \
   X(int, handshake_timeout_seconds, "HALMA_HANDSHAKE_TIMEOUT_SECONDS", 5, 1,   \
     ::halma::service::kMaxSettingSeconds,                                      \
     ::halma::service::SettingScope::kGrpc,                                     \
@@ -182,7 +182,7 @@ inline constexpr std::int64_t kInt64Max =
 // The settings' values, each with its default.
 struct Settings {
 #define HALMA_SETTING_MEMBER(type, name, env, default_value, min, max, scope, \
-                             help)                                           \
+                             help)                                            \
   type name = default_value;
   HALMA_SETTINGS(HALMA_SETTING_MEMBER)
 #undef HALMA_SETTING_MEMBER

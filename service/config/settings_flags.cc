@@ -25,8 +25,7 @@ absl::Status ApplyEnvironmentToFlags(
     const std::function<const char*(const char*)>& getenv) {
   for (const SettingInfo& setting : SettingTable()) {
     const std::string env(setting.env);
-    const char* value =
-        getenv ? getenv(env.c_str()) : std::getenv(env.c_str());
+    const char* value = getenv ? getenv(env.c_str()) : std::getenv(env.c_str());
     if (value == nullptr) continue;
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(setting.name);
     if (flag == nullptr) continue;  // Every row has a flag (above).

@@ -49,10 +49,9 @@ absl::StatusOr<std::string> WithSettingsMarkdown(absl::string_view document) {
                               ? absl::string_view::npos
                               : document.find(kSettingsTableEnd, begin);
   if (end == absl::string_view::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no settings table: expected a line \"",
-                     kSettingsTableBegin, "\" and later a line \"",
-                     kSettingsTableEnd, "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no settings table: expected a line \"", kSettingsTableBegin,
+        "\" and later a line \"", kSettingsTableEnd, "\""));
   }
   std::size_t after = end + kSettingsTableEnd.size();
   if (after < document.size() && document[after] == '\n') ++after;

@@ -5,9 +5,9 @@
 #define HALMA_SERVICE_CONFIG_SETTINGS_MARKDOWN_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace halma::service {
 

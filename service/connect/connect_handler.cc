@@ -115,11 +115,11 @@ absl::StatusOr<GetForm> ParseGetQuery(const HttpRequest::Query& query,
     message = std::move(bytes);
   }
   if (message.size() > static_cast<std::size_t>(max_message_bytes)) {
-    return WithLimit(absl::ResourceExhaustedError(absl::StrCat(
-                         "message: ", message.size(),
-                         " bytes, expected at most ", max_message_bytes,
-                         " (max_message_bytes)")),
-                     "max_message_bytes");
+    return WithLimit(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "message: ", message.size(), " bytes, expected at most ",
+            max_message_bytes, " (max_message_bytes)")),
+        "max_message_bytes");
   }
   form.message = std::move(message);
   return form;
@@ -312,15 +312,17 @@ std::string ConnectErrorBody(const absl::Status& status) {
 
 ConnectHandler::ConnectHandler(const RulesCore* core, AdmissionGate* gate,
                                const CallObserver* observer, Options options)
-    : core_(core), gate_(gate), observer_(observer),
+    : core_(core),
+      gate_(gate),
+      observer_(observer),
       options_(std::move(options)) {}
 
 HttpResponse ConnectHandler::RefuseTooLarge() const {
-  const absl::Status refused = WithLimit(
-      absl::ResourceExhaustedError(
-          absl::StrCat("request: larger than ", options_.max_body_bytes,
-                       " bytes (max_message_bytes)")),
-      "max_message_bytes");
+  const absl::Status refused =
+      WithLimit(absl::ResourceExhaustedError(absl::StrCat(
+                    "request: larger than ", options_.max_body_bytes,
+                    " bytes (max_message_bytes)")),
+                "max_message_bytes");
   observer_->CountRefusal(refused);
   HttpResponse response = ErrorResponse(refused);
   response.headers.emplace_back("Connection", "close");
@@ -390,7 +392,7 @@ HttpResponse ConnectHandler::HandleRpc(
                     metrics::MethodOf(method));
   if (observer_->wants_peer()) {
     call.SetPeer(request.peer, absl::string_view(request.traceparent.data(),
-                                                request.traceparent.size()));
+                                                 request.traceparent.size()));
   }
   HttpResponse response;
   const absl::Status status =
@@ -413,9 +415,9 @@ absl::Status ConnectHandler::AnswerRpc(const HttpRequest& request,
                                        HttpResponse* response) const {
   if (request.protocol_version.has_value() &&
       *request.protocol_version != "1") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("connect-protocol-version: ",
-                     QuoteForError(*request.protocol_version), ", expected 1"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connect-protocol-version: ", QuoteForError(*request.protocol_version),
+        ", expected 1"));
   }
   absl::Time deadline = absl::InfiniteFuture();
   if (request.timeout_ms.has_value()) {
@@ -465,11 +467,11 @@ absl::Status ConnectHandler::AnswerRpc(const HttpRequest& request,
       return absl::InvalidArgumentError("content-type");
     }
     if (bytes.size() > static_cast<std::size_t>(options_.max_body_bytes)) {
-      return WithLimit(absl::ResourceExhaustedError(absl::StrCat(
-                           "request: ", bytes.size(),
-                           " bytes, expected at most ", options_.max_body_bytes,
-                           " (max_message_bytes)")),
-                       "max_message_bytes");
+      return WithLimit(
+          absl::ResourceExhaustedError(absl::StrCat(
+              "request: ", bytes.size(), " bytes, expected at most ",
+              options_.max_body_bytes, " (max_message_bytes)")),
+          "max_message_bytes");
     }
   }
   call.AddRequestBytes(bytes.size());

@@ -48,4 +48,3 @@ const Variant* PresetTable::Find(absl::string_view name) const {
 }
 
 }  // namespace halma::service
-

@@ -189,9 +189,8 @@ absl::Status RulesCore::EncodeLegalMoves(
   return absl::OkStatus();
 }
 
-absl::Status RulesCore::ListVariants(
-    const v1::ListVariantsRequest& /*request*/,
-    v1::ListVariantsResponse* response) const {
+absl::Status RulesCore::ListVariants(const v1::ListVariantsRequest& /*request*/,
+                                     v1::ListVariantsResponse* response) const {
   *response = variants_;
   return absl::OkStatus();
 }
@@ -258,12 +257,11 @@ absl::Status RulesCore::AdjudicateMoves(
     v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint, TextAnswer* text) const {
   if (move_count > options_.max_record_moves) {
-    return WithLimit(
-        absl::InvalidArgumentError(
-            absl::StrCat("moves: the record has ", move_count,
+    return WithLimit(absl::InvalidArgumentError(absl::StrCat(
+                         "moves: the record has ", move_count,
                          " moves, more than this server's limit of ",
                          options_.max_record_moves, " (max_record_moves)")),
-        "max_record_moves");
+                     "max_record_moves");
   }
   RequestBoard board;
   if (absl::Status status =

@@ -5,6 +5,7 @@
 #define HALMA_SERVICE_CORE_RULES_METHODS_H_
 
 #include <cstdint>
+
 #include "absl/strings/string_view.h"
 
 namespace halma::service {
@@ -12,12 +13,12 @@ namespace halma::service {
 // X(Name, gated work): the method's name in halma.proto, and, for an
 // expensive method (one that runs with a slot of the admission gate), what
 // its checkpoint's error says it was doing; "" for a cheap one.
-#define HALMA_RULES_METHODS(X)                 \
-  X(ValidateMove, "")                          \
-  X(LegalMoves, "")                            \
-  X(Adjudicate, "replaying the record")        \
-  X(ListVariants, "")                          \
-  X(AdjudicateStream, "replaying the record")  \
+#define HALMA_RULES_METHODS(X)                \
+  X(ValidateMove, "")                         \
+  X(LegalMoves, "")                           \
+  X(Adjudicate, "replaying the record")       \
+  X(ListVariants, "")                         \
+  X(AdjudicateStream, "replaying the record") \
   X(Perft, "counting")
 
 enum class RulesMethod : std::uint8_t {

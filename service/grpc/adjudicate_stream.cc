@@ -139,9 +139,10 @@ class AdjudicateStreamReactor final
       actions = NextActionsLocked();
     }
     // A record waiting for a slot stops waiting.
-    edge_.gate->Cancel(this, absl::CancelledError(absl::StrCat(
-                                 kMethod, ": call cancelled while a record "
-                                          "waited for a slot")));
+    edge_.gate->Cancel(this, absl::CancelledError(
+                                 absl::StrCat(kMethod,
+                                              ": call cancelled while a record "
+                                              "waited for a slot")));
     Perform(actions);
   }
 
@@ -251,20 +252,16 @@ class AdjudicateStreamReactor final
     const absl::string_view bytes = FlatBytes(request_, &slice, &storage_);
     if (ReadAdjudicateStreamRequest(bytes, &id, &view_) &&
         id.size() <= kMaxRecordIdBytes) {
-      auto* variant =
-          google::protobuf::Arena::CreateMessage<v1::Variant>(&arena);
-      if (variant->ParseFromArray(view_.variant.data(),
-                                  static_cast<int>(view_.variant.size()))) {
+      std::optional<absl::Status> status =
+          refused.ok()
+              ? AdjudicateInPlace(*edge_.core, view_, &arena, checkpoint, call_,
+                                  answer->mutable_result())
+              : std::optional<absl::Status>(refused);
+      if (status.has_value()) {
         answer->set_id(std::string(id));
-        absl::Status status = refused;
-        if (status.ok()) {
-          call_.NoteVariant(*variant);
-          status = edge_.core->AdjudicateView(
-              *variant, view_, answer->mutable_result(), checkpoint);
-        }
         request_.Clear();
         ReleaseBuffers();
-        return Serialized(status, answer);
+        return Serialized(*status, answer);
       }
     }
     auto* request =
@@ -288,6 +285,7 @@ class AdjudicateStreamReactor final
       call_.NoteVariant(request->record().variant());
       status = edge_.core->Adjudicate(request->record(),
                                       answer->mutable_result(), checkpoint);
+      if (status.ok()) NoteAnswer(call_, answer->result());
     }
     return Serialized(status, answer);
   }
@@ -304,11 +302,10 @@ class AdjudicateStreamReactor final
                         v1::AdjudicateStreamResponse* answer) {
     if (!status.ok()) {
       call_.NoteRefusal(status);
+      answer->clear_result();
       v1::RecordError* error = answer->mutable_error();
       error->set_code(static_cast<int>(status.code()));
       error->set_message(std::string(status.message()));
-    } else {
-      NoteAnswer(call_, answer->result());
     }
     ByteBuffer bytes;
     if (!SerializeResponse(*answer, &bytes).ok()) bytes.Clear();
@@ -342,8 +339,9 @@ class AdjudicateStreamReactor final
         status = absl::UnavailableError(
             absl::StrCat("AdjudicateStream: the server is shutting down "
                          "after answering ",
-                         answered_, " records; send the rest to another "
-                                    "server"));
+                         answered_,
+                         " records; send the rest to another "
+                         "server"));
       }
       call_.Finish(status);
       actions.status = ToGrpcStatus(status, nullptr);

@@ -67,9 +67,9 @@ grpc::Status ToGrpcStatus(const absl::Status& status,
         retry.has_value()) {
       context->AddTrailingMetadata(
           "grpc-retry-pushback-ms",
-          absl::StrCat(std::max<std::int64_t>(
-              1, absl::ToInt64Milliseconds(absl::Ceil(
-                     *retry, absl::Milliseconds(1))))));
+          absl::StrCat(
+              std::max<std::int64_t>(1, absl::ToInt64Milliseconds(absl::Ceil(
+                                            *retry, absl::Milliseconds(1))))));
     }
   }
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),

@@ -56,7 +56,7 @@ class ObservingInterceptor final : public grpc::experimental::Interceptor {
                       found == metadata.end()
                           ? absl::string_view()
                           : absl::string_view(found->second.data(),
-                                             found->second.size()));
+                                              found->second.size()));
       }
       call_.AddResponseBytes(response_bytes_.load(std::memory_order_relaxed));
       call_.Finish(

@@ -23,22 +23,15 @@ absl::Status AdjudicateRequestBytes(const RulesCore& core,
     alignas(16) char first_block[4096];
     google::protobuf::Arena arena(
         ArenaOnStack(first_block, sizeof(first_block)));
-    auto* variant = google::protobuf::Arena::CreateMessage<v1::Variant>(&arena);
-    if (variant->ParseFromArray(view.variant.data(),
-                                static_cast<int>(view.variant.size()))) {
-      call.NoteVariant(*variant);
-      auto* answer =
-          google::protobuf::Arena::CreateMessage<v1::AdjudicateResponse>(
-              &arena);
-      absl::Status status =
-          core.AdjudicateView(*variant, view, answer, checkpoint);
-      if (status.ok()) {
-        NoteAnswer(call, *answer);
-        status = SerializeResponse(*answer, response);
-      }
+    auto* answer =
+        google::protobuf::Arena::CreateMessage<v1::AdjudicateResponse>(&arena);
+    std::optional<absl::Status> status =
+        AdjudicateInPlace(core, view, &arena, checkpoint, call, answer);
+    if (status.has_value()) {
+      if (status->ok()) *status = SerializeResponse(*answer, response);
       ReleaseLargeBuffers(&view);
       if (storage.capacity() > 64 * 1024) storage = std::string();
-      return status;
+      return *status;
     }
   }
   ReleaseLargeBuffers(&view);
@@ -62,8 +55,7 @@ grpc::ServerUnaryReactor* RulesService::ValidateMove(
       edge_, RulesMethod::kValidateMove, context, request, response,
       [this](const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
              ObservedCall& call) {
-        return AnswerMessage<v1::ValidateMoveRequest,
-                             v1::ValidateMoveResponse>(
+        return AnswerMessage<v1::ValidateMoveRequest, v1::ValidateMoveResponse>(
             in, out, call, [this](const auto& request, auto* response) {
               return edge_.core->ValidateMove(request, response);
             });
@@ -88,8 +80,8 @@ grpc::ServerUnaryReactor* RulesService::LegalMoves(
         NoteRequest(call, *parsed);
         // The answer is written straight into the slice gRPC sends.
         grpc_slice slice = grpc_empty_slice();
-        status = edge_.core->EncodeLegalMoves(
-            *parsed, [&slice](std::size_t size) {
+        status =
+            edge_.core->EncodeLegalMoves(*parsed, [&slice](std::size_t size) {
               slice = grpc_slice_malloc(size);
               return reinterpret_cast<char*>(GRPC_SLICE_START_PTR(slice));
             });

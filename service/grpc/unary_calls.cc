@@ -22,11 +22,26 @@ void NotePeer(ObservedCall& call, const CallObserver& observer,
   if (!observer.wants_peer()) return;
   const auto& metadata = context->client_metadata();
   const auto found = metadata.find("traceparent");
-  call.SetPeer(context->peer(),
-               found == metadata.end()
-                   ? absl::string_view()
-                   : absl::string_view(found->second.data(),
-                                      found->second.size()));
+  call.SetPeer(context->peer(), found == metadata.end()
+                                    ? absl::string_view()
+                                    : absl::string_view(found->second.data(),
+                                                        found->second.size()));
+}
+
+std::optional<absl::Status> AdjudicateInPlace(
+    const RulesCore& core, const AdjudicateRequestView& record,
+    google::protobuf::Arena* arena, const Checkpoint& checkpoint,
+    ObservedCall& call, v1::AdjudicateResponse* response) {
+  auto* variant = google::protobuf::Arena::CreateMessage<v1::Variant>(arena);
+  if (!variant->ParseFromArray(record.variant.data(),
+                               static_cast<int>(record.variant.size()))) {
+    return std::nullopt;
+  }
+  call.NoteVariant(*variant);
+  absl::Status status =
+      core.AdjudicateView(*variant, record, response, checkpoint);
+  if (status.ok()) NoteAnswer(call, *response);
+  return status;
 }
 
 grpc::ServerUnaryReactor* FinishCall(grpc::CallbackServerContext* context,
@@ -48,8 +63,8 @@ GatedUnaryCall::GatedUnaryCall(const GrpcRulesEdge& edge, RulesMethod method,
       work_(std::move(work)),
       entered_(absl::Now()),
       deadline_(absl::FromChrono(context->deadline())),
-      call_(*edge.observer, metrics::Protocol::kGrpc,
-            metrics::MethodOf(method), request->Length()) {
+      call_(*edge.observer, metrics::Protocol::kGrpc, metrics::MethodOf(method),
+            request->Length()) {
   NotePeer(call_, *edge.observer, context);
 }
 
@@ -57,9 +72,8 @@ grpc::ServerUnaryReactor* GatedUnaryCall::Start(
     const GrpcRulesEdge& edge, RulesMethod method,
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response, GatedCallWork work) {
-  auto* call =
-      new GatedUnaryCall(edge, method, context, request, response,
-                         std::move(work));
+  auto* call = new GatedUnaryCall(edge, method, context, request, response,
+                                  std::move(work));
   absl::StatusOr<AdmissionGate::Slot> entered = edge.gate->Enter(
       {.method = RulesMethodName(method), .deadline = call->deadline_}, call);
   if (!entered.ok()) {
@@ -111,9 +125,8 @@ void GatedUnaryCall::Run(AdmissionGate::Slot slot) {
   call_.NoteQueueWait(slot.waited());
   grpc::CallbackServerContext* const context = context_;
   auto cancelled = [context] { return context->IsCancelled(); };
-  const Checkpoint checkpoint =
-      edge_.gate->MakeCheckpoint(RulesMethodName(method_), GatedWork(method_),
-                                 deadline_, cancelled);
+  const Checkpoint checkpoint = edge_.gate->MakeCheckpoint(
+      RulesMethodName(method_), GatedWork(method_), deadline_, cancelled);
   const absl::Status status = work_(checkpoint, *request_, response_, call_);
   // The next call may start while this one's answer goes out.
   slot.Release();

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -18,6 +19,7 @@
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "service/admission/admission_gate.h"
+#include "service/core/record_view.h"
 #include "service/core/rules_core.h"
 #include "service/core/rules_methods.h"
 #include "service/grpc/byte_buffers.h"
@@ -49,8 +51,8 @@ grpc::ServerUnaryReactor* FinishCall(grpc::CallbackServerContext* context,
 // serializes it into `response_bytes`.
 template <typename Request, typename Response, typename Answer>
 absl::Status AnswerMessage(const grpc::ByteBuffer& request_bytes,
-                           grpc::ByteBuffer* response_bytes,
-                           ObservedCall& call, Answer answer) {
+                           grpc::ByteBuffer* response_bytes, ObservedCall& call,
+                           Answer answer) {
   alignas(16) char first_block[4096];
   google::protobuf::Arena arena(ArenaOnStack(first_block, sizeof(first_block)));
   auto* request = google::protobuf::Arena::CreateMessage<Request>(&arena);
@@ -63,6 +65,17 @@ absl::Status AnswerMessage(const grpc::ByteBuffer& request_bytes,
   NoteAnswer(call, *response);
   return SerializeResponse(*response, response_bytes);
 }
+
+// Adjudicate of a record read in place (record_view.h), as the unary call
+// and each AdjudicateStream record read it: the variant's bytes parsed
+// onto `arena`, noted, and the record answered by the core into
+// `response` (whose illegal move is noted). Empty when the variant's bytes
+// do not parse: the caller then parses the whole request, which names the
+// field.
+std::optional<absl::Status> AdjudicateInPlace(
+    const RulesCore& core, const AdjudicateRequestView& record,
+    google::protobuf::Arena* arena, const Checkpoint& checkpoint,
+    ObservedCall& call, v1::AdjudicateResponse* response);
 
 // A cheap call: `answer` (absl::Status(const grpc::ByteBuffer& request,
 // grpc::ByteBuffer* response, ObservedCall&)) runs at once.
@@ -85,9 +98,9 @@ grpc::ServerUnaryReactor* ServeCheapCall(const GrpcRulesEdge& edge,
 // The work of an expensive call, run with a slot: absl::Status(const
 // Checkpoint&, const grpc::ByteBuffer& request, grpc::ByteBuffer* response,
 // ObservedCall&).
-using GatedCallWork = std::function<absl::Status(
-    const Checkpoint&, const grpc::ByteBuffer&, grpc::ByteBuffer*,
-    ObservedCall&)>;
+using GatedCallWork =
+    std::function<absl::Status(const Checkpoint&, const grpc::ByteBuffer&,
+                               grpc::ByteBuffer*, ObservedCall&)>;
 
 // An expensive call: its own reactor, which runs the work on the handler's
 // thread when a slot is free, and otherwise waits in the gate's queue as a

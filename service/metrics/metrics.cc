@@ -15,7 +15,7 @@ constexpr std::array<absl::string_view, kMethodCount> kMethodNames = {
 #define HALMA_METRICS_METHOD_NAME(name, work) "halma.v1.HalmaRules/" #name,
     HALMA_RULES_METHODS(HALMA_METRICS_METHOD_NAME)
 #undef HALMA_METRICS_METHOD_NAME
-    "grpc.health.v1.Health/Check",
+        "grpc.health.v1.Health/Check",
     "grpc.health.v1.Health/Watch",
     "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
@@ -43,9 +43,12 @@ constexpr std::array<absl::string_view, kCodeCount> kCodeNames = {
 };
 
 constexpr std::array<absl::string_view, kLimitCount> kLimitNames = {
-    "max_concurrent_adjudications", "max_record_moves",
-    "max_message_bytes",            "max_call_seconds",
-    "max_queue_length",             "max_queue_wait_ms",
+    "max_concurrent_adjudications",
+    "max_record_moves",
+    "max_message_bytes",
+    "max_call_seconds",
+    "max_queue_length",
+    "max_queue_wait_ms",
 };
 
 constexpr absl::string_view kCustomVariant = "custom";
@@ -137,9 +140,9 @@ Metrics::Metrics(const MetricsOptions& options)
     : registry_(std::make_shared<prometheus::Registry>()),
       process_(options.proc),
       preset_names_(options.preset_names),
-      latency_(std::make_unique<
-               std::array<LatencyHistogram,
-                          kProtocolCount * kMethodCount * kCodeCount>>()),
+      latency_(
+          std::make_unique<std::array<
+              LatencyHistogram, kProtocolCount * kMethodCount * kCodeCount>>()),
       queue_wait_(
           std::make_unique<std::array<LatencyHistogram, kMethodCount>>()) {}
 

@@ -30,8 +30,8 @@
 #include "prometheus/gauge.h"
 #include "prometheus/metric_family.h"
 #include "prometheus/registry.h"
-#include "service/metrics/latency_histogram.h"
 #include "service/core/rules_methods.h"
+#include "service/metrics/latency_histogram.h"
 #include "service/metrics/process_collector.h"
 
 namespace halma::service::metrics {
@@ -50,7 +50,7 @@ enum class Method : std::uint8_t {
 #define HALMA_METRICS_METHOD(name, work) k##name,
   HALMA_RULES_METHODS(HALMA_METRICS_METHOD)
 #undef HALMA_METRICS_METHOD
-  kHealthCheck,
+      kHealthCheck,
   kHealthWatch,
   kReflectionV1,
   kReflectionV1Alpha,
@@ -191,8 +191,9 @@ class Metrics {
   }
   static int CodeIndex(absl::StatusCode code) {
     const int c = static_cast<int>(code);
-    return c >= 0 && c < kCodeCount ? c
-                                    : static_cast<int>(absl::StatusCode::kUnknown);
+    return c >= 0 && c < kCodeCount
+               ? c
+               : static_cast<int>(absl::StatusCode::kUnknown);
   }
 
   std::shared_ptr<prometheus::Registry> registry_;

@@ -13,9 +13,9 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "halma/v1/halma.pb.h"
 #include "service/log/logger.h"

@@ -335,9 +335,9 @@ void HalmaServer::Shutdown(absl::Duration grace) {
     bool drained = false;
     std::thread stopper([&] {
       std::unique_lock<std::mutex> lock(stop_mu);
-      if (!stop_cv.wait_for(lock, absl::ToChronoNanoseconds(std::max(
-                                      absl::ZeroDuration(),
-                                      deadline - absl::Now())),
+      if (!stop_cv.wait_for(lock,
+                            absl::ToChronoNanoseconds(std::max(
+                                absl::ZeroDuration(), deadline - absl::Now())),
                             [&] { return drained; })) {
         gate_->StopAll();
       }

@@ -77,9 +77,7 @@ class HalmaServer {
   grpc::Server& grpc_server() { return *grpc_; }
   // HalmaRules calls being answered now, or waiting for a slot, on both
   // protocols: what a graceful shutdown waits for.
-  int calls_in_progress() const {
-    return observer_->rules_calls_in_progress();
-  }
+  int calls_in_progress() const { return observer_->rules_calls_in_progress(); }
 
   // What the start-up lines say besides the settings (startup_lines.h).
   StartupFacts startup_facts() const {

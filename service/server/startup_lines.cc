@@ -34,10 +34,10 @@ absl::string_view UnusedNote(SettingScope scope) {
 }  // namespace
 
 std::string ListeningLine(const Settings& settings, const StartupFacts& facts) {
-  std::string line = absl::StrCat(
-      "halma_server listening on ", JoinHostPort(settings.host, settings.port),
-      " (version ", Version(), "; tls ",
-      settings.tls_cert.empty() ? "off" : "on");
+  std::string line = absl::StrCat("halma_server listening on ",
+                                  JoinHostPort(settings.host, settings.port),
+                                  " (version ", Version(), "; tls ",
+                                  settings.tls_cert.empty() ? "off" : "on");
   ForEachSetting(settings, [&](const SettingInfo& info,
                                const SettingValue& value) {
     absl::StrAppend(&line, "; ", info.name, " ", ValueText(value),
@@ -58,17 +58,17 @@ JsonLine StartupLine(const Settings& settings, const StartupFacts& facts) {
   line.Add("message", ListeningLine(settings, facts));
   line.Add("version", Version());
   line.Add("tls", !settings.tls_cert.empty());
-  ForEachSetting(settings, [&line](const SettingInfo& info,
-                                   const SettingValue& value) {
-    const std::string_view name(info.name.data(), info.name.size());
-    if (const auto* text = std::get_if<absl::string_view>(&value)) {
-      line.Add(name, std::string_view(text->data(), text->size()));
-    } else if (const auto* flag = std::get_if<bool>(&value)) {
-      line.Add(name, *flag);
-    } else {
-      line.Add(name, std::get<std::int64_t>(value));
-    }
-  });
+  ForEachSetting(
+      settings, [&line](const SettingInfo& info, const SettingValue& value) {
+        const std::string_view name(info.name.data(), info.name.size());
+        if (const auto* text = std::get_if<absl::string_view>(&value)) {
+          line.Add(name, std::string_view(text->data(), text->size()));
+        } else if (const auto* flag = std::get_if<bool>(&value)) {
+          line.Add(name, *flag);
+        } else {
+          line.Add(name, std::get<std::int64_t>(value));
+        }
+      });
   line.Add("http_enabled", facts.http);
   line.Add("playground_enabled", facts.playground);
   line.Add("flood_fill", FloodFillKernelName(ActiveFloodFillKernel()));

@@ -127,12 +127,13 @@ TEST(MetricsTest, EverySeriesExistsAtZeroBeforeAnyCall) {
 
 TEST(MetricsTest, RecordCallCountsLatencyAndBytes) {
   std::unique_ptr<Metrics> metrics = MustCreate();
-  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, absl::StatusCode::kOk,
-                      absl::Microseconds(30), 40, 700);
-  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, absl::StatusCode::kOk,
-                      absl::Milliseconds(3), 60, 300);
   metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
-                      absl::StatusCode::kInvalidArgument, absl::Microseconds(5), 10, 0);
+                      absl::StatusCode::kOk, absl::Microseconds(30), 40, 700);
+  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                      absl::StatusCode::kOk, absl::Milliseconds(3), 60, 300);
+  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                      absl::StatusCode::kInvalidArgument, absl::Microseconds(5),
+                      10, 0);
   metrics->RecordCall(Protocol::kConnect, Method::kLegalMoves,
                       absl::StatusCode::kDeadlineExceeded, absl::Seconds(20), 1,
                       2);
@@ -348,8 +349,9 @@ TEST(MetricsTest, ConcurrentRecordsAreAllCounted) {
       for (int i = 0; i < kCalls; ++i) {
         Metrics::InFlightCall call(*metrics, Protocol::kGrpc,
                                    Method::kValidateMove);
-        metrics->RecordCall(Protocol::kGrpc, Method::kValidateMove, absl::StatusCode::kOk,
-                            absl::Microseconds(i % 100), 3, 5);
+        metrics->RecordCall(Protocol::kGrpc, Method::kValidateMove,
+                            absl::StatusCode::kOk, absl::Microseconds(i % 100),
+                            3, 5);
         metrics->RecordVariant(Method::kValidateMove, Preset("halma-16x16"));
       }
     });
@@ -451,10 +453,11 @@ TEST(MetricsTest, ExpositionPassesPromtool) {
   ASSERT_FALSE(promtool.empty())
       << "promtool not found at configure time: apt-get install prometheus";
   std::unique_ptr<Metrics> metrics = MustCreate();
-  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, absl::StatusCode::kOk,
-                      absl::Microseconds(42), 20, 900);
+  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                      absl::StatusCode::kOk, absl::Microseconds(42), 20, 900);
   metrics->RecordCall(Protocol::kConnect, Method::kAdjudicate,
-                      absl::StatusCode::kResourceExhausted, absl::Seconds(30), 1, 1);
+                      absl::StatusCode::kResourceExhausted, absl::Seconds(30),
+                      1, 1);
   metrics->RecordVariant(Method::kLegalMoves, Preset("brainking-8x8"));
   metrics->RecordIllegal(v1::ILLEGAL_REASON_UNREACHABLE);
   metrics->RecordRejected(Limit::kMaxCallSeconds);

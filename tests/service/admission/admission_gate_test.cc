@@ -193,7 +193,8 @@ TEST(AdmissionGateTest, TheCallsDeadlineEndsItsWait) {
   ASSERT_TRUE(waiter.WaitUntilTold());
   const absl::Status status = waiter.status();
   EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(std::string(status.message()), StartsWith("Perft: the deadline passed after "));
+  EXPECT_THAT(std::string(status.message()),
+              StartsWith("Perft: the deadline passed after "));
   EXPECT_FALSE(LimitOf(status).has_value());  // Not the server's limit.
   // A deadline already past, with no slot free, is refused at once.
   absl::StatusOr<AdmissionGate::Slot> past =
@@ -235,6 +236,24 @@ TEST(AdmissionGateTest, WaitBlocksUntilASlotIsHandedOver) {
   ASSERT_TRUE(got.has_value() && got->ok());
   EXPECT_TRUE(**got);
   EXPECT_EQ(gate.in_use(), 1);
+}
+
+TEST(AdmissionGateTest, StopAllRefusesTheWaitingAndTheNewAndStopsWork) {
+  AdmissionGate gate(Limits(1, 4));
+  TestWaiter unused, waiter;
+  absl::StatusOr<AdmissionGate::Slot> held = gate.Enter(kCall, &unused);
+  ASSERT_TRUE(gate.Enter(kCall, &waiter).ok());
+  const auto never = [] { return false; };
+  const Checkpoint checkpoint = gate.MakeCheckpoint(
+      "Adjudicate", "replaying the record", absl::InfiniteFuture(), never);
+  EXPECT_TRUE(checkpoint().ok());
+  gate.StopAll();
+  ASSERT_TRUE(waiter.told());
+  EXPECT_EQ(waiter.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(checkpoint().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(checkpoint.stopped());
+  EXPECT_EQ(gate.Enter(kCall, &unused).status().code(),
+            absl::StatusCode::kUnavailable);
 }
 
 // --- The checkpoint ---------------------------------------------------------

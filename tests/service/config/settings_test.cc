@@ -3,6 +3,8 @@
 // variable, which wins over the default), and the Markdown table of
 // docs/configuration.md (whose file a ctest checks with
 // halma_settings_table --check).
+#include "service/config/settings.h"
+
 #include <string>
 
 #include "absl/flags/parse.h"
@@ -11,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "service/config/settings.h"
 #include "service/config/settings_flags.h"
 #include "service/config/settings_markdown.h"
 

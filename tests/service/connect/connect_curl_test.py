@@ -26,8 +26,8 @@ import unittest
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "attack"))
+sys.path.insert(0, os.path.join(HERE, "..", "reflection"))  # buf_curl_test
+sys.path.insert(0, os.path.join(HERE, "..", "..", "attack"))
 import harness  # noqa: E402
 
 SERVER = None  # From argv.
@@ -312,7 +312,7 @@ class ShutdownTest(unittest.TestCase):
 class ReadmeExamplesTest(unittest.TestCase):
     def test_every_curl_example_prints_what_the_readme_shows(self):
         import buf_curl_test  # noqa: E402 (its README reader)
-        readme = os.path.join(HERE, "..", "..", "README.md")
+        readme = os.path.join(HERE, "..", "..", "..", "README.md")
         with open(readme, encoding="utf-8") as f:
             examples = buf_curl_test.readme_examples(
                 f.read(), "## Calling the service over HTTP/JSON")

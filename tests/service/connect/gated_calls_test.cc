@@ -46,7 +46,8 @@ std::string Post(int port, const std::string& path, const std::string& json) {
   std::string answer;
   char buffer[4096];
   ssize_t n;
-  while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0) answer.append(buffer, n);
+  while ((n = recv(fd, buffer, sizeof(buffer), 0)) > 0)
+    answer.append(buffer, n);
   close(fd);
   return answer;
 }
@@ -87,9 +88,11 @@ TEST(ConnectGatedCallsTest, ACallFindingTheSlotBusyWaitsAndIsAnswered) {
   ASSERT_NE(server, nullptr);
   const int port = (*server)->http_port();
   std::string running, waiting;
-  std::thread first([&] { running = Post(port, kAdjudicate, LongRecordJson()); });
+  std::thread first(
+      [&] { running = Post(port, kAdjudicate, LongRecordJson()); });
   ASSERT_TRUE(latch.WaitUntilHeld(1));
-  std::thread second([&] { waiting = Post(port, kAdjudicate, kShortRecordJson); });
+  std::thread second(
+      [&] { waiting = Post(port, kAdjudicate, kShortRecordJson); });
   ASSERT_TRUE(WaitUntil([&] { return (*server)->gate().waiting() == 1; }));
   latch.Release();
   first.join();
@@ -109,11 +112,12 @@ TEST(ConnectGatedCallsTest, ARefusalIs429WithRetryAfterNamingTheLimit) {
   ASSERT_NE(server, nullptr);
   const int port = (*server)->http_port();
   std::string running;
-  std::thread first([&] { running = Post(port, kAdjudicate, LongRecordJson()); });
+  std::thread first(
+      [&] { running = Post(port, kAdjudicate, LongRecordJson()); });
   ASSERT_TRUE(latch.WaitUntilHeld(1));
-  const std::string refused = Post(
-      port, "/halma.v1.HalmaRules/Perft",
-      R"({"variant": {"preset": "brainking-8x8"}, "depth": 1})");
+  const std::string refused =
+      Post(port, "/halma.v1.HalmaRules/Perft",
+           R"({"variant": {"preset": "brainking-8x8"}, "depth": 1})");
   latch.Release();
   first.join();
   EXPECT_THAT(refused, ::testing::StartsWith("HTTP/1.1 429"));
@@ -128,12 +132,12 @@ TEST(ConnectGatedCallsTest, ARefusalIs429WithRetryAfterNamingTheLimit) {
                            "halma_rejected_calls_total",
                            {{"limit", "max_concurrent_adjudications"}}),
             1);
-  EXPECT_EQ(metrics::Value((*server)->metrics().Collect(),
-                           "halma_rpc_calls_total",
-                           {{"method", "halma.v1.HalmaRules/Perft"},
-                            {"code", "RESOURCE_EXHAUSTED"},
-                            {"protocol", "connect"}}),
-            1);
+  EXPECT_EQ(
+      metrics::Value((*server)->metrics().Collect(), "halma_rpc_calls_total",
+                     {{"method", "halma.v1.HalmaRules/Perft"},
+                      {"code", "RESOURCE_EXHAUSTED"},
+                      {"protocol", "connect"}}),
+      1);
   EXPECT_THAT(running, ::testing::StartsWith("HTTP/1.1 200"));
 }
 

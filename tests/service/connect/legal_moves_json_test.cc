@@ -3,6 +3,8 @@
 // MessageToJsonString of the same answer: identical bytes on the committed
 // position sets of every preset, start positions, origin filters, finished
 // games and answers with fields left at their defaults.
+#include "service/connect/legal_moves_json.h"
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -10,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
-#include "service/connect/legal_moves_json.h"
 #include "service/core/rules_core.h"
 #include "tests/service/fixture/position_sets.h"
 

@@ -1,6 +1,6 @@
 // ValidateMove's continuations, from the rules core: a board UI builds a
-// chain hop by hop from them. Checked against LegalMoves' paths and ValidateMove
-// itself on positions of every preset.
+// chain hop by hop from them. Checked against LegalMoves' paths and
+// ValidateMove itself on positions of every preset.
 #include <cstdlib>
 #include <fstream>
 #include <memory>

@@ -19,10 +19,10 @@
 #include "halma/status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
-#include "tests/testdata.h"
 #include "service/core/convert.h"
 #include "service/core/rules_core.h"
 #include "tests/service/fixture/position_sets.h"
+#include "tests/testdata.h"
 
 namespace halma::service {
 namespace {

@@ -1,6 +1,8 @@
 // Adjudicate with a record in the record text format (record_text) and
 // with the record's text asked back (want_record_text), from the rules
 // core.
+#include "halma/record_text.h"
+
 #include <memory>
 #include <string>
 
@@ -8,7 +10,6 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "halma/record_text.h"
 #include "halma/v1/halma.pb.h"
 #include "service/core/rules_core.h"
 #include "tests/service/fixture/played_records.h"

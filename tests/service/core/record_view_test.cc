@@ -4,6 +4,8 @@
 // text, truncation) is left to the parser. (Over a real connection, the
 // same record answers the same whichever path reads it:
 // tests/service/grpc/request_reading_test.cc.)
+#include "service/core/record_view.h"
+
 #include <string>
 #include <vector>
 
@@ -11,7 +13,6 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "halma/v1/halma.pb.h"
-#include "service/core/record_view.h"
 
 namespace halma::service {
 namespace {

@@ -16,9 +16,9 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "halma/game.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/variant.h"
-#include "halma/game.h"
 #include "tests/service/fixture/checkpoint_latch.h"
 #include "tests/service/fixture/loopback_server.h"
 #include "tests/service/fixture/played_records.h"
@@ -100,7 +100,8 @@ void ExpectSameAsUnary(const v1::AdjudicateStreamResponse& streamed,
 }
 
 TEST(AdjudicateStreamTest, AnswersEveryRecordInOrderAsAdjudicateWould) {
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
   auto channel = server->channel();
   auto stub = v1::HalmaRules::NewStub(channel);
@@ -144,7 +145,8 @@ TEST(AdjudicateStreamTest, AnswersEveryRecordInOrderAsAdjudicateWould) {
 // A message that does not parse is an error for that record (no id can be
 // read from it); the stream goes on with the next one.
 TEST(AdjudicateStreamTest, UndecodableRecordIsAnErrorAndTheStreamGoesOn) {
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
   grpc::GenericStub stub(server->channel());
   grpc::ClientContext context;
@@ -325,7 +327,8 @@ TEST(AdjudicateStreamTest, RecordsWaitForASlotAndARefusalIsTheirError) {
 // writes stall once the transport's windows are full, far short of the
 // records it has, and go on when it reads.
 TEST(AdjudicateStreamTest, ASlowReaderSlowsTheWriter) {
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
   auto stub = v1::HalmaRules::NewStub(server->channel());
   // Records of 6,000 moves (the first illegal: "pass" while w can move, so
@@ -368,7 +371,8 @@ TEST(AdjudicateStreamTest, ASlowReaderSlowsTheWriter) {
 
 // Cancelling ends the stream on the server too: nothing is left running.
 TEST(AdjudicateStreamTest, CancellationEndsTheStream) {
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(StreamConfig());
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(StreamConfig());
   ASSERT_NE(server, nullptr);
   auto stub = v1::HalmaRules::NewStub(server->channel());
   auto context = ContextWithDeadline(absl::Seconds(60));

@@ -419,7 +419,7 @@ TEST(ProtobufLogTest, RequestsWithInvalidUtf8DoNotFloodTheLog) {
   }
   server.reset();
   RouteProtobufLogsTo(nullptr);
-  EXPECT_EQ(refused, 200);  // Every one is refused...
+  EXPECT_EQ(refused, 200);              // Every one is refused...
   EXPECT_LE(sink->lines().size(), 6u);  // ...and the log has a handful.
 }
 

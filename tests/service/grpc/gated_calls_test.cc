@@ -82,7 +82,8 @@ double Calls(LoopbackServer& server, const std::string& method,
 // instead of being refused, and its wait is measured.
 TEST(AdmissionQueueTest, ACallFindingEverySlotBusyWaitsAndIsAnswered) {
   CheckpointLatch latch;
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(OneSlot(latch));
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(OneSlot(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall running(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -103,11 +104,11 @@ TEST(AdmissionQueueTest, ACallFindingEverySlotBusyWaitsAndIsAnswered) {
   ASSERT_TRUE(waiting.Wait().ok()) << waiting.Wait().error_message();
   EXPECT_EQ(waiting.response().moves_played(), 1);
   EXPECT_EQ(Calls(*server, "Adjudicate", "OK"), 2);
-  EXPECT_EQ(metrics::HistogramCount(
-                server->server().metrics().Collect(),
-                {{"method", "halma.v1.HalmaRules/Adjudicate"}},
-                "halma_admission_wait_seconds"),
-            2);
+  EXPECT_EQ(
+      metrics::HistogramCount(server->server().metrics().Collect(),
+                              {{"method", "halma.v1.HalmaRules/Adjudicate"}},
+                              "halma_admission_wait_seconds"),
+      2);
   EXPECT_EQ(Rejected(*server, "max_queue_length"), 0);
 }
 
@@ -198,13 +199,14 @@ TEST(AdmissionQueueTest, AWaitLongerThanTheLimitIsRefusedNamingIt) {
 // The client's deadline ends the wait too, as DEADLINE_EXCEEDED.
 TEST(AdmissionQueueTest, TheClientsDeadlineEndsTheWait) {
   CheckpointLatch latch;
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(OneSlot(latch));
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(OneSlot(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall running(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
 
-  const Reply<v1::AdjudicateResponse> late = server->Call(
-      &Stub::Adjudicate, ShortRecord(), absl::Milliseconds(100));
+  const Reply<v1::AdjudicateResponse> late =
+      server->Call(&Stub::Adjudicate, ShortRecord(), absl::Milliseconds(100));
   EXPECT_EQ(late.status.error_code(), StatusCode::DEADLINE_EXCEEDED);
   // The server takes it out of the queue and ends it.
   ASSERT_TRUE(WaitUntil([&] {
@@ -220,7 +222,8 @@ TEST(AdmissionQueueTest, TheClientsDeadlineEndsTheWait) {
 // A waiting call the client cancels leaves the queue at once.
 TEST(AdmissionQueueTest, ACancelledWaitingCallLeavesTheQueue) {
   CheckpointLatch latch;
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(OneSlot(latch));
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(OneSlot(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall running(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -241,7 +244,8 @@ TEST(AdmissionQueueTest, ACancelledWaitingCallLeavesTheQueue) {
 // A cancelled replay stops at its next checkpoint, mid-record.
 TEST(CheckpointTest, CancellationStopsAReplayMidRecord) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilCancelled);
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(OneSlot(latch));
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(OneSlot(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall call(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -256,7 +260,8 @@ TEST(CheckpointTest, CancellationStopsAReplayMidRecord) {
 // The client's deadline stops a replay at the checkpoint after it passes.
 TEST(CheckpointTest, ClientDeadlineStopsAReplayMidRecord) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
-  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(OneSlot(latch));
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(OneSlot(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall call(server->channel(), &Stub::Adjudicate, LongRecord(),
                       absl::Milliseconds(200));

@@ -185,8 +185,8 @@ TEST_F(ObservedCallsTest, StreamIsInFlightUntilCancelled) {
   for (int c = 0; c < kCodeCount; ++c) {
     total += Value(
         families, "halma_rpc_calls_total",
-        Call(watch, std::string(metrics::CodeName(
-                        static_cast<absl::StatusCode>(c)))));
+        Call(watch,
+             std::string(metrics::CodeName(static_cast<absl::StatusCode>(c)))));
   }
   EXPECT_EQ(total, 1);
   EXPECT_GT(Value(families, "halma_rpc_response_bytes_total", Grpc(watch)), 0);

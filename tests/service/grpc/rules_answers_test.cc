@@ -553,7 +553,8 @@ TEST_F(RulesAnswersTest, MissingVariantIsInvalidArgument) {
 }
 
 TEST_F(RulesAnswersTest, ErrorMessagesCarryTheEngineExplanation) {
-  // docs/rules.md section 7: the field, the offending text and what was expected.
+  // docs/rules.md section 7: the field, the offending text and what was
+  // expected.
   auto reply = Legal(Preset("brainking-8x8"),
                      "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 0,0");
   EXPECT_THAT(reply.status.error_message(),

@@ -28,7 +28,7 @@ import unittest
 from google.protobuf import descriptor_pb2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "attack"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "attack"))
 import harness  # noqa: E402
 
 SERVER = BUF = README = None  # From argv.
@@ -228,7 +228,7 @@ class ReflectionOffTest(unittest.TestCase):
             done = subprocess.run(
                 [BUF, "curl", "--protocol", "grpc",
                  "--http2-prior-knowledge", "--schema",
-                 os.path.join(HERE, "..", "..", "proto"), "-d", "{}",
+                 os.path.join(HERE, "..", "..", "..", "proto"), "-d", "{}",
                  url + "/halma.v1.HalmaRules/ListVariants"],
                 capture_output=True, text=True, timeout=TIMEOUT_SECONDS)
             self.assertEqual(done.returncode, 0, done.stderr)

@@ -48,8 +48,8 @@ HealthCheckResponse::ServingStatus CheckHealth(Health::Stub& health,
                                                grpc::Status* status) {
   HealthCheckRequest request;
   HealthCheckResponse response;
-  *status =
-      health.Check(ContextWithDeadline(absl::Seconds(2)).get(), request, &response);
+  *status = health.Check(ContextWithDeadline(absl::Seconds(2)).get(), request,
+                         &response);
   return response.status();
 }
 

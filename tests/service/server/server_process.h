@@ -9,9 +9,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -178,10 +178,10 @@ class ServerProcess {
     const std::size_t at = page.find("\n" + series + " ");
     if (at == std::string::npos) return -1;
     double value = -1;
-    absl::SimpleAtod(page.substr(at + series.size() + 2,
-                                 page.find('\n', at + 1) -
-                                     (at + series.size() + 2)),
-                     &value);
+    absl::SimpleAtod(
+        page.substr(at + series.size() + 2,
+                    page.find('\n', at + 1) - (at + series.size() + 2)),
+        &value);
     return value;
   }
   std::string target() const { return absl::StrCat("127.0.0.1:", port_); }
@@ -279,8 +279,8 @@ class ServerProcess {
   bool eof_ = false;
 };
 
-inline std::unique_ptr<HalmaClient> MakeClient(const std::string& target,
-                                        milliseconds deadline = seconds(20)) {
+inline std::unique_ptr<HalmaClient> MakeClient(
+    const std::string& target, milliseconds deadline = seconds(20)) {
   ClientOptions options;
   options.target = target;
   options.deadline = deadline;
@@ -372,8 +372,8 @@ inline v1::IllegalReason ReasonFromLabel(std::string label) {
 }
 
 inline void ExpectStatusMatches(const nlohmann::json& expect,
-                         const v1::GameStatus& status,
-                         const std::string& where) {
+                                const v1::GameStatus& status,
+                                const std::string& where) {
   const std::string state = expect["status"].get<std::string>();
   if (state == "in_progress") {
     EXPECT_EQ(status.state(), v1::GameStatus::STATE_IN_PROGRESS) << where;
@@ -415,7 +415,6 @@ inline std::vector<std::string> Record68() {
   return {};
 }
 
-
 // ---------------------------------------------------------------------------
 // Running a program.
 
@@ -428,9 +427,9 @@ struct CommandResult {
 // Runs `program` with `args`; stdin from `stdin_path`; `env` entries
 // ("NAME=value") are added to the environment, less HALMA_TARGET.
 inline CommandResult RunProgram(const std::string& program,
-                         std::vector<std::string> args,
-                         const std::string& stdin_path = "/dev/null",
-                         const std::vector<std::string>& env = {}) {
+                                std::vector<std::string> args,
+                                const std::string& stdin_path = "/dev/null",
+                                const std::vector<std::string>& env = {}) {
   args.insert(args.begin(), program);
   const std::string out_path = TempPath("stdout");
   const std::string err_path = TempPath("stderr");
@@ -469,8 +468,8 @@ inline CommandResult RunProgram(const std::string& program,
 }
 
 inline CommandResult RunHalmactl(std::vector<std::string> args,
-                          const std::string& stdin_path = "/dev/null",
-                          const std::vector<std::string>& env = {}) {
+                                 const std::string& stdin_path = "/dev/null",
+                                 const std::vector<std::string>& env = {}) {
   return RunProgram(kHalmactlBinary, std::move(args), stdin_path, env);
 }
 

@@ -69,9 +69,26 @@ TEST(ShutdownTest, CallsWaitingForASlotAreAnswered) {
   }
   shutdown.join();
   EXPECT_EQ((*server)->calls_in_progress(), 0);
-  EXPECT_FALSE(server
-                   ->Call(&Stub::Adjudicate, record, absl::Seconds(5))
-                   .status.ok());
+  EXPECT_FALSE(
+      server->Call(&Stub::Adjudicate, record, absl::Seconds(5)).status.ok());
+}
+
+// Work still running when the grace period ends stops at its next
+// checkpoint, and the shutdown ends.
+TEST(ShutdownTest, WorkStillRunningWhenTheGracePeriodEndsStops) {
+  CheckpointLatch latch(CheckpointLatch::Hold::kUntilCancelled);
+  ServerConfig config = LoopbackConfig();
+  config.checkpoint_hook = latch.Hook();
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
+  ASSERT_NE(server, nullptr);
+  (*server)->set_shutdown_delay(absl::ZeroDuration());
+  AdjudicateCall call(server->channel(), &Stub::Adjudicate,
+                      PlayedRecord("classic-16x16", 100, 5));
+  ASSERT_TRUE(latch.WaitUntilHeld(1));
+  (*server)->Shutdown(absl::Milliseconds(200));
+  EXPECT_FALSE(call.Wait().ok());
+  EXPECT_EQ((*server)->calls_in_progress(), 0);
+  EXPECT_EQ(latch.reached(), 1);
 }
 
 }  // namespace

@@ -28,24 +28,26 @@ TEST(StartupTest, ListeningLineHasTheBoundPortsAndEverySetting) {
   const std::string line = (*server)->ListeningLine();
   EXPECT_GT((*server)->port(), 0);
   EXPECT_GT((*server)->http_port(), 0);
-  EXPECT_THAT(line, StartsWith(absl::StrCat(
-                        "halma_server listening on 127.0.0.1:",
-                        (*server)->port(), " (version ", Version(), "; tls off;")));
+  EXPECT_THAT(line,
+              StartsWith(absl::StrCat(
+                  "halma_server listening on 127.0.0.1:", (*server)->port(),
+                  " (version ", Version(), "; tls off;")));
   EXPECT_THAT(line, HasSubstr("; max_record_moves 200;"));
   EXPECT_THAT(line, HasSubstr("; max_perft_depth 8;"));
   EXPECT_THAT(line, HasSubstr("; max_queue_wait_ms 1000;"));
   EXPECT_THAT(line, HasSubstr("; front_proxy none (unused: no front proxy);"));
   EXPECT_THAT(line, HasSubstr("; reflection on;"));
   // What tools read for the HTTP port, and the engine's kernel.
-  EXPECT_THAT(line, HasSubstr(absl::StrCat("; http 127.0.0.1:",
-                                           (*server)->http_port(),
-                                           " (Connect protocol);")));
+  EXPECT_THAT(
+      line, HasSubstr(absl::StrCat("; http 127.0.0.1:", (*server)->http_port(),
+                                   " (Connect protocol);")));
   EXPECT_THAT(line, EndsWith(absl::StrCat(
                         "; flood_fill ",
                         FloodFillKernelName(ActiveFloodFillKernel()), ")")));
   EXPECT_EQ(line.find('\n'), std::string::npos);
   // 0 (the number of CPUs) resolved.
-  EXPECT_THAT(line, ::testing::Not(HasSubstr("max_concurrent_adjudications 0;")));
+  EXPECT_THAT(line,
+              ::testing::Not(HasSubstr("max_concurrent_adjudications 0;")));
 }
 
 TEST(StartupTest, JsonLineHasEverySettingAsAField) {

@@ -44,8 +44,9 @@ TEST(TlsTest, ServesTlsWithACertificateAndKey) {
   EXPECT_EQ(reply.response.variants_size(), 5);
 
   // A plaintext client cannot talk to it.
-  EXPECT_FALSE(server->Call(&Stub::ListVariants, v1::ListVariantsRequest(),
-                            absl::Seconds(3))
+  EXPECT_FALSE(server
+                   ->Call(&Stub::ListVariants, v1::ListVariantsRequest(),
+                          absl::Seconds(3))
                    .status.ok());
 }
 
