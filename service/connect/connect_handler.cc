@@ -494,22 +494,28 @@ absl::Status ConnectHandler::AnswerRpc(const HttpRequest& request,
   }
   // Expensive: a slot first, waiting for it on this thread (the
   // listener's own).
+  const absl::Time entered = absl::Now();
   absl::StatusOr<AdmissionGate::Slot> slot =
       gate_->Wait({.method = RulesMethodName(method), .deadline = deadline});
-  call.NoteQueueWait(slot.ok() ? slot->waited() : absl::ZeroDuration());
+  call.NoteQueueWait(slot.ok() ? slot->waited() : absl::Now() - entered);
   if (!slot.ok()) return slot.status();
   const Checkpoint checkpoint = gate_->MakeCheckpoint(
       RulesMethodName(method), GatedWork(method), deadline, client_gone);
-  if (method == RulesMethod::kAdjudicate) {
-    return Serve<v1::AdjudicateRequest, v1::AdjudicateResponse>(
-        bytes, codec, call, response, [&](const auto& in, auto* out) {
-          return core_->Adjudicate(in, out, checkpoint);
-        });
+  switch (method) {
+    case RulesMethod::kAdjudicate:
+      return Serve<v1::AdjudicateRequest, v1::AdjudicateResponse>(
+          bytes, codec, call, response, [&](const auto& in, auto* out) {
+            return core_->Adjudicate(in, out, checkpoint);
+          });
+    case RulesMethod::kPerft:
+      return Serve<v1::PerftRequest, v1::PerftResponse>(
+          bytes, codec, call, response, [&](const auto& in, auto* out) {
+            return core_->Perft(in, out, checkpoint);
+          });
+    default:
+      return absl::UnimplementedError(absl::StrCat(
+          "method: ", RulesMethodName(method), " is not served over HTTP"));
   }
-  return Serve<v1::PerftRequest, v1::PerftResponse>(
-      bytes, codec, call, response, [&](const auto& in, auto* out) {
-        return core_->Perft(in, out, checkpoint);
-      });
 }
 
 }  // namespace halma::service
