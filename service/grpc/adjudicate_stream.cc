@@ -15,6 +15,7 @@
 #include "service/core/record_view.h"
 #include "service/core/request_bytes.h"
 #include "service/core/rules_core.h"
+#include "service/grpc/hand_over.h"
 
 namespace halma::service {
 
@@ -71,6 +72,7 @@ class AdjudicateStreamReactor final
         finished_ = true;
         call_.Finish(refused);
       }
+      GrpcHandOver();
       Finish(ToGrpcStatus(refused, nullptr));
       return;
     }
@@ -79,10 +81,12 @@ class AdjudicateStreamReactor final
       std::lock_guard<std::mutex> lock(mu_);
       read_outstanding_ = true;
     }
+    GrpcHandOver();
     StartRead(&request_);
   }
 
   void OnReadDone(bool ok) override {
+    GrpcHandOver();
     if (!ok) {
       Actions actions;
       {
@@ -121,6 +125,7 @@ class AdjudicateStreamReactor final
   }
 
   void OnWriteDone(bool ok) override {
+    GrpcHandOver();
     Actions actions;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -132,6 +137,7 @@ class AdjudicateStreamReactor final
   }
 
   void OnCancel() override {
+    GrpcHandOver();
     Actions actions;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -147,11 +153,8 @@ class AdjudicateStreamReactor final
   }
 
   void OnDone() override {
+    GrpcHandOver();
     if (registered_) registry_->Remove(this);
-    {
-      // Orders this thread after the one that finished the call.
-      std::lock_guard<std::mutex> lock(mu_);
-    }
     delete this;
   }
 
@@ -188,7 +191,9 @@ class AdjudicateStreamReactor final
     // again, but may be destroyed (gRPC keeps it alive until the callback
     // returns).
     alarm_ = std::make_unique<grpc::Alarm>();
+    GrpcHandOver();
     alarm_->Set(std::chrono::system_clock::now(), [this](bool /*fired*/) {
+      GrpcHandOver();
       AdmissionGate::Slot slot;
       absl::Status refused;
       {
@@ -350,6 +355,7 @@ class AdjudicateStreamReactor final
   }
 
   void Perform(const Actions& actions) {
+    if (actions.write || actions.read || actions.finish) GrpcHandOver();
     if (actions.write) StartWrite(&response_);
     if (actions.read) StartRead(&request_);
     if (actions.finish) Finish(actions.status);

@@ -9,16 +9,12 @@
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/interceptor.h"
 #include "service/core/rules_methods.h"
+#include "service/grpc/hand_over.h"
 
 namespace halma::service {
 namespace {
 
 using grpc::experimental::InterceptionHookPoints;
-
-// The interceptors' hand-over (ObservingInterceptor::HandOver): one atomic
-// for all of them, constant-initialized, so that no thread writes it
-// before the first hand-over.
-constinit std::atomic<std::uint64_t> hand_over{0};
 
 class ObservingInterceptor final : public grpc::experimental::Interceptor {
  public:
@@ -79,18 +75,10 @@ class ObservingInterceptor final : public grpc::experimental::Interceptor {
   // gRPC makes the interceptor on one thread, runs its hooks on others
   // (those of a stream's reads and writes even at the same time, the
   // completion's POST_RECV_CLOSE from CompletionOp::FinalizeResult) and
-  // destroys it on yet another (~ServerContextBase), ordering them inside
-  // Debian's uninstrumented libgrpc++, where ThreadSanitizer cannot see
-  // it. The constructor (at its end), each hook (at its start and end)
-  // and the destructor (at its start) call this: an acquire-release
-  // read-modify-write of one atomic, which puts every earlier access to
-  // this object before the next one in the order ThreadSanitizer tracks
-  // (RMWs of one atomic are totally ordered, and each acquires what the
-  // earlier ones released). The atomic is a constant-initialized global:
-  // one of the interceptor's own, or a pointer to one, would be written
-  // when the interceptor is made, unordered with the first hook in turn.
-  // It costs one locked instruction, on the few calls intercepted.
-  static void HandOver() { hand_over.fetch_add(1, std::memory_order_acq_rel); }
+  // destroys it on yet another (~ServerContextBase): the constructor (at
+  // its end), each hook (at its start and end) and the destructor (at its
+  // start) show that order to ThreadSanitizer (hand_over.h).
+  static void HandOver() { GrpcHandOver(); }
 
   ObservedCall call_;
   grpc::ServerContextBase* const context_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "service/grpc/hand_over.h"
 
 namespace halma::service {
 
@@ -83,6 +84,7 @@ grpc::ServerUnaryReactor* GatedUnaryCall::Start(
     call->Run(*std::move(entered));
   }
   // Otherwise it waits: Admit or Refuse follows.
+  GrpcHandOver();
   return call;
 }
 
@@ -92,7 +94,9 @@ void GatedUnaryCall::Admit(AdmissionGate::Slot slot) {
     slot_ = std::move(slot);
   }
   // Not here: this is the thread of the call that freed the slot.
+  GrpcHandOver();
   alarm_.Set(std::chrono::system_clock::now(), [this](bool /*fired*/) {
+    GrpcHandOver();
     AdmissionGate::Slot slot;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -107,7 +111,7 @@ void GatedUnaryCall::Refuse(absl::Status status) {
   End(status);
 }
 
-void GatedUnaryCall::OnCancel() {
+void GatedUnaryCall::CancelWait() {
   // gRPC cancels a call whose deadline has passed too (by its own clock:
   // a few milliseconds either way).
   const bool late = absl::Now() >= deadline_ - absl::Milliseconds(10);
@@ -135,19 +139,20 @@ void GatedUnaryCall::Run(AdmissionGate::Slot slot) {
 }
 
 void GatedUnaryCall::End(const absl::Status& status) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    call_.Finish(status);
-  }
-  Finish(ToGrpcStatus(status, context_));
+  call_.Finish(status);
+  const grpc::Status finished = ToGrpcStatus(status, context_);
+  GrpcHandOver();
+  Finish(finished);
 }
 
 void GatedUnaryCall::OnDone() {
-  {
-    // Orders this thread after the one that ended the call.
-    std::lock_guard<std::mutex> lock(mu_);
-  }
+  GrpcHandOver();
   delete this;
+}
+
+void GatedUnaryCall::OnCancel() {
+  GrpcHandOver();
+  CancelWait();
 }
 
 }  // namespace halma::service

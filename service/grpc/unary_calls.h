@@ -130,6 +130,8 @@ class GatedUnaryCall final : public grpc::ServerUnaryReactor,
                  GatedCallWork work);
 
   void Run(AdmissionGate::Slot slot);
+  // OnCancel's work: out of the gate's queue, if it still waits.
+  void CancelWait();
   // Observes and finishes the call; `this` may be gone once it returns.
   void End(const absl::Status& status);
 
@@ -143,9 +145,7 @@ class GatedUnaryCall final : public grpc::ServerUnaryReactor,
   const absl::Time entered_;
   const absl::Time deadline_;
   ObservedCall call_;
-  // Hands an admitted slot to the executor thread that runs the work, and
-  // the finished call to the thread of OnDone (std::mutex: ThreadSanitizer
-  // sees it; gRPC's own hand-overs happen in the uninstrumented libgrpc).
+  // Hands an admitted slot to the executor thread that runs the work.
   std::mutex mu_;
   AdmissionGate::Slot slot_;  // Guarded by mu_.
   grpc::Alarm alarm_;
