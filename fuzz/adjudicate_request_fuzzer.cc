@@ -1,11 +1,11 @@
 // Adjudicate's request handling: arbitrary bytes as the serialized request,
-// through ParseRequest and AnswerAdjudicate (the service's record limit is
+// through ParseRequest and RulesCore::Adjudicate (the service's record limit is
 // set to 100 moves so that small inputs reach it).
 //
 // Properties: whenever the in-place reader (ReadAdjudicateRequest) accepts
 // the bytes, protobuf parses them exactly when the variant's bytes parse,
-// to the same variant, start position and moves, and AnswerRecord over the view
-// answers exactly as AnswerAdjudicate over the message; ParseRequest's two
+// to the same variant, start position and moves, and AdjudicateView over the
+// view answers exactly as Adjudicate over the message; ParseRequest's two
 // overloads agree; every error is INVALID_ARGUMENT, bounded, printable, and
 // starts with a field of the request ("request", "variant", "start_position",
 // "moves"); the answer is deterministic (two calls, same bytes); an OK answer
@@ -23,7 +23,9 @@
 #include "fuzz/service_fuzz.h"
 #include "halma/notation.h"
 #include "halma/record_text.h"
-#include "service/request_codec.h"
+#include "service/core/record_view.h"
+#include "service/core/request_bytes.h"
+#include "service/grpc/byte_buffers.h"
 
 namespace {
 
@@ -52,15 +54,13 @@ void CheckInPlaceRead(absl::string_view bytes,
   FUZZ_CHECK(same, "the in-place view differs from the parsed request");
   v1::AdjudicateResponse by_view;
   v1::AdjudicateResponse by_message;
-  const absl::Status view_status = fuzz::Service().AnswerRecord(
-      variant, view.start_position, static_cast<int>(view.moves.size()),
-      [&view](int i) { return view.moves[i]; }, &by_view,
-      [] { return absl::OkStatus(); });
+  const absl::Status view_status =
+      fuzz::Service().AdjudicateView(variant, view, &by_view);
   const absl::Status message_status =
-      fuzz::Service().AnswerAdjudicate(parsed, &by_message);
+      fuzz::Service().Adjudicate(parsed, &by_message);
   FUZZ_CHECK(view_status == message_status &&
                  by_view.SerializeAsString() == by_message.SerializeAsString(),
-             "AnswerRecord over the view differs from AnswerAdjudicate");
+             "AdjudicateView differs from Adjudicate over the message");
 }
 
 }  // namespace
@@ -79,11 +79,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
            .ok()) {
     return 0;
   }
-  const service::HalmaRulesService& rules = fuzz::Service();
+  const service::RulesCore& rules = fuzz::Service();
   v1::AdjudicateResponse response;
-  const absl::Status status = rules.AnswerAdjudicate(request, &response);
+  const absl::Status status = rules.Adjudicate(request, &response);
   v1::AdjudicateResponse again;
-  const absl::Status status_again = rules.AnswerAdjudicate(request, &again);
+  const absl::Status status_again = rules.Adjudicate(request, &again);
   const std::string context = request.ShortDebugString().substr(0, 2000);
   FUZZ_CHECK(status == status_again &&
                  response.SerializeAsString() == again.SerializeAsString(),

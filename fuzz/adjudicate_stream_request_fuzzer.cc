@@ -11,7 +11,9 @@
 #include <string>
 
 #include "fuzz/service_fuzz.h"
-#include "service/request_codec.h"
+#include "service/core/record_view.h"
+#include "service/core/request_bytes.h"
+#include "service/grpc/byte_buffers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace halma;

@@ -1,5 +1,5 @@
 // LegalMoves' request handling: arbitrary bytes as the serialized request,
-// through ParseRequest and AnswerLegalMoves.
+// through ParseRequest and RulesCore::LegalMoves.
 //
 // Properties: ParseRequest's two overloads agree; every error is
 // INVALID_ARGUMENT, bounded, printable, and starts with a field of the
@@ -9,7 +9,7 @@
 // pass, are in answer order (origin, then destination, file before rank),
 // come from the requested origin, and have paths from their origin to their
 // destination with the hops they say. A sample of them validates through
-// AnswerValidateMove, as path and as two squares, with the same hops (but
+// RulesCore::ValidateMove, as path and as two squares, with the same hops (but
 // two squares two apart on a line are a single hop: when only a longer
 // chain reaches the destination, that is nothing-to-jump).
 #include <cstddef>
@@ -40,8 +40,7 @@ void CheckValidates(const v1::LegalMovesRequest& request, const v1::Move& m,
   check.set_position(request.position());
   check.set_move(std::string(move_text));
   v1::ValidateMoveResponse answer;
-  const absl::Status status =
-      fuzz::Service().AnswerValidateMove(check, &answer);
+  const absl::Status status = fuzz::Service().ValidateMove(check, &answer);
   const Square from = *ParseSquare(m.origin(), variant.size);
   const Square to = *ParseSquare(m.destination(), variant.size);
   if (move_text.size() == m.origin().size() + 1 + m.destination().size() &&
@@ -73,8 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   v1::LegalMovesResponse response;
-  const absl::Status status =
-      fuzz::Service().AnswerLegalMoves(request, &response);
+  const absl::Status status = fuzz::Service().LegalMoves(request, &response);
   const std::string context = request.ShortDebugString().substr(0, 2000);
   if (!status.ok()) {
     fuzz::CheckServiceError(status, {"variant", "position", "origin"}, context);

@@ -1,5 +1,5 @@
 // ListVariants' request handling: arbitrary bytes as the serialized request,
-// through ParseRequest and AnswerListVariants.
+// through ParseRequest and RulesCore::ListVariants.
 //
 // Properties: ParseRequest's two overloads agree; an error is
 // INVALID_ARGUMENT, bounded, printable, and names "request"; any request
@@ -48,8 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   v1::ListVariantsRequest request;
   if (!fuzz::ParseBoth(bytes, {"request"}, &request).ok()) return 0;
   v1::ListVariantsResponse response;
-  const absl::Status status =
-      fuzz::Service().AnswerListVariants(request, &response);
+  const absl::Status status = fuzz::Service().ListVariants(request, &response);
   FUZZ_CHECK(status.ok(), status.ToString());
   fuzz::CheckSerializes(response);
   static const std::string* first = [&] {

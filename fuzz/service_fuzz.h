@@ -1,6 +1,6 @@
 // The service targets' shared driver: arbitrary bytes as a serialized
 // request, through ParseRequest (both overloads) and, when it parses, the
-// Answer* method the server runs after deserialization.
+// rules core method the server runs after deserialization.
 #ifndef HALMA_FUZZ_SERVICE_FUZZ_H_
 #define HALMA_FUZZ_SERVICE_FUZZ_H_
 
@@ -18,20 +18,22 @@
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/slice.h"
 #include "halma/v1/halma.pb.h"
-#include "service/convert.h"
-#include "service/halma_rules_service.h"
-#include "service/request_codec.h"
+#include "service/core/convert.h"
+#include "service/core/record_view.h"
+#include "service/core/request_bytes.h"
+#include "service/core/rules_core.h"
+#include "service/grpc/byte_buffers.h"
 
 namespace halma::fuzz {
 
 // Small enough that inputs of a few KB reach the record limit.
 inline constexpr int kFuzzMaxRecordMoves = 100;
 
-inline const service::HalmaRulesService& Service() {
+inline const service::RulesCore& Service() {
   static const auto* rules = [] {
     service::RulesOptions options;
     options.max_record_moves = kFuzzMaxRecordMoves;
-    return new service::HalmaRulesService(options);
+    return new service::RulesCore(options);
   }();
   return *rules;
 }

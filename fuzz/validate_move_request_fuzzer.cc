@@ -1,5 +1,5 @@
 // ValidateMove's request handling: arbitrary bytes as the serialized
-// request, through ParseRequest and AnswerValidateMove.
+// request, through ParseRequest and RulesCore::ValidateMove.
 //
 // Properties: ParseRequest's two overloads (flat bytes, sliced ByteBuffer)
 // agree; every error is INVALID_ARGUMENT, bounded, printable, and starts
@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
            .ok()) {
     return 0;
   }
-  const service::HalmaRulesService& rules = fuzz::Service();
+  const service::RulesCore& rules = fuzz::Service();
   v1::ValidateMoveResponse response;
-  const absl::Status status = rules.AnswerValidateMove(request, &response);
+  const absl::Status status = rules.ValidateMove(request, &response);
   const std::string context = request.ShortDebugString().substr(0, 2000);
   if (!status.ok()) {
     fuzz::CheckServiceError(status, {"variant", "position", "move"}, context);
@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   list_request.set_position(request.position());
   list_request.set_origin(FormatSquare(move->squares.front()));
   v1::LegalMovesResponse list;
-  const absl::Status listed = rules.AnswerLegalMoves(list_request, &list);
+  const absl::Status listed = rules.LegalMoves(list_request, &list);
   FUZZ_CHECK(listed.ok(), answer + ": " + listed.ToString());
   const std::string destination = FormatSquare(move->squares.back());
   bool found = false;

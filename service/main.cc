@@ -25,10 +25,11 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "service/config/settings_flags.h"
 #include "service/log/json_line.h"
 #include "service/log/logger.h"
-#include "service/server.h"
-#include "service/server_flags.h"
+#include "service/server/server.h"
+#include "service/server/startup_lines.h"
 
 // jemalloc's settings, read at its start-up (MALLOC_CONF in the environment
 // still overrides them): a background thread purges memory that has been
@@ -123,12 +124,12 @@ int main(int argc, char** argv) {
 
   halma::service::RouteProtobufLogsTo(&TheLogger());
   std::vector<char*> rest;
-  absl::StatusOr<halma::service::ServerConfig> config =
+  absl::StatusOr<halma::service::Settings> settings =
       halma::service::ParseServerFlags(argc, argv, &rest);
-  if (!config.ok()) {
+  if (!settings.ok()) {
     TheLogger().Error("config.error",
                       {{"message", absl::StrCat("halma_server: ",
-                                                config.status().message())}});
+                                                settings.status().message())}});
     return 2;
   }
   if (!rest.empty()) {
@@ -138,12 +139,14 @@ int main(int argc, char** argv) {
                                   absl::StrJoin(rest, " "), " (see --help)")}});
     return 2;
   }
-  config->logger = &TheLogger();
-  TheLogger().set_access_log(config->access_log);
+  halma::service::ServerConfig config;
+  static_cast<halma::service::Settings&>(config) = *settings;
+  config.logger = &TheLogger();
+  TheLogger().set_access_log(config.access_log);
 
   SignalWatcher watcher;
   absl::StatusOr<std::unique_ptr<halma::service::HalmaServer>> server =
-      halma::service::StartServer(*config);
+      halma::service::StartServer(config);
   if (!server.ok()) {
     TheLogger().Error("server.start_failed",
                       {{"message", absl::StrCat("halma_server: ",
@@ -152,7 +155,8 @@ int main(int argc, char** argv) {
   }
   // The start-up line: the human-readable summary (which tools and tests
   // read for the ports) and every setting as its own field.
-  TheLogger().Write(halma::service::StartupLine(**server));
+  TheLogger().Write(halma::service::StartupLine((*server)->settings(),
+                                                (*server)->startup_facts()));
 
   int sig = 0;
   while ((sig = watcher.WaitForShutdownSignal(absl::Milliseconds(200))) == 0) {
@@ -173,13 +177,13 @@ int main(int argc, char** argv) {
   TheLogger().Info(
       "server.shutdown",
       {{"signal", strsignal(sig)},
-       {"shutdown_delay_seconds", config->shutdown_delay_seconds},
-       {"grace_period_seconds", config->grace_period_seconds},
+       {"shutdown_delay_seconds", config.shutdown_delay_seconds},
+       {"grace_period_seconds", config.grace_period_seconds},
        {"message",
         absl::StrCat("halma_server: ", strsignal(sig),
                      ", shutting down (NOT_SERVING for ",
-                     config->shutdown_delay_seconds, "s, then grace period ",
-                     config->grace_period_seconds, "s)")}});
+                     config.shutdown_delay_seconds, "s, then grace period ",
+                     config.grace_period_seconds, "s)")}});
   const absl::Time shutdown_started = absl::Now();
   (*server)->Shutdown();
   (*server)->Wait();

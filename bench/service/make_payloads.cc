@@ -11,9 +11,9 @@
 // Every request is written as one gRPC frame (a 0 byte, the 4-byte
 // big-endian length, the serialized message), the body h2load posts with
 // -d. Next to it goes the serialized answer, computed in this process by
-// HalmaRulesService::Answer*, the code the server runs (grpc.health.v1
-// Check answers `status: SERVING`). DIR/manifest.json lists the scenarios:
-// name, gRPC method path and, per request, its file, the file of the
+// the rules core (service/core/rules_core.h), the code the server runs
+// (grpc.health.v1 Check answers `status: SERVING`). DIR/manifest.json lists the
+// scenarios: name, gRPC method path and, per request, its file, the file of the
 // expected answer and the answer's size in bytes.
 //
 // The AdjudicateStream scenarios are the exception: their one request is
@@ -62,7 +62,7 @@
 #include "halma/status.h"
 #include "halma/v1/halma.pb.h"
 #include "halma/variant.h"
-#include "service/halma_rules_service.h"
+#include "service/core/rules_core.h"
 
 ABSL_FLAG(std::string, out, "", "output directory (created if missing)");
 ABSL_FLAG(std::string, data_dir, HALMA_BENCH_DATA_DIR,
@@ -91,7 +91,7 @@ using halma::Position;
 using halma::Seat;
 using halma::Square;
 using halma::Variant;
-using halma::service::HalmaRulesService;
+using halma::service::RulesCore;
 
 constexpr char kRules[] = "/halma.v1.HalmaRules/";
 constexpr char kHealthCheck[] = "/grpc.health.v1.Health/Check";
@@ -120,15 +120,15 @@ class Answerer {
  public:
   absl::StatusOr<Payload> Validate(const v1::ValidateMoveRequest& r) const {
     v1::ValidateMoveResponse response;
-    return Finish(r, service_.AnswerValidateMove(r, &response), response);
+    return Finish(r, service_.ValidateMove(r, &response), response);
   }
   absl::StatusOr<Payload> Legal(const v1::LegalMovesRequest& r) const {
     v1::LegalMovesResponse response;
-    return Finish(r, service_.AnswerLegalMoves(r, &response), response);
+    return Finish(r, service_.LegalMoves(r, &response), response);
   }
   absl::StatusOr<Payload> Adjudicate(const v1::AdjudicateRequest& r) const {
     v1::AdjudicateResponse response;
-    return Finish(r, service_.AnswerAdjudicate(r, &response), response);
+    return Finish(r, service_.Adjudicate(r, &response), response);
   }
   // One record of AdjudicateStream, answered as the stream answers it:
   // the id echoed and the Adjudicate answer, or the error Adjudicate would
@@ -138,7 +138,7 @@ class Answerer {
     v1::AdjudicateStreamResponse response;
     response.set_id(r.id());
     const absl::Status status =
-        service_.AnswerAdjudicate(r.record(), response.mutable_result());
+        service_.Adjudicate(r.record(), response.mutable_result());
     if (!status.ok()) {
       response.mutable_error()->set_code(static_cast<int>(status.code()));
       response.mutable_error()->set_message(std::string(status.message()));
@@ -147,7 +147,7 @@ class Answerer {
   }
   absl::StatusOr<Payload> Variants(const v1::ListVariantsRequest& r) const {
     v1::ListVariantsResponse response;
-    return Finish(r, service_.AnswerListVariants(r, &response), response);
+    return Finish(r, service_.ListVariants(r, &response), response);
   }
   // The server registers "" and halma.v1.HalmaRules as SERVING.
   absl::StatusOr<Payload> Health(
@@ -169,7 +169,7 @@ class Answerer {
     return Payload{request.SerializeAsString(), response.SerializeAsString()};
   }
 
-  HalmaRulesService service_;
+  RulesCore service_;
 };
 
 // Heap scratch for move generation (MovePaths is about 350 KB).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -12,8 +14,9 @@
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "halma/notation.h"
+#include "service/admission/limit_status.h"
 #include "service/connect/legal_moves_json.h"
-#include "service/request_codec.h"
+#include "service/core/request_bytes.h"
 
 namespace halma::service {
 namespace {
@@ -34,13 +37,19 @@ HttpResponse PlainText(int status, absl::string_view text) {
   return response;
 }
 
-HttpResponse ErrorResponse(const absl::Status& status, absl::string_view rpc) {
+HttpResponse ErrorResponse(const absl::Status& status) {
   HttpResponse response;
   response.status = HttpStatusOfCode(status.code());
   response.content_type = "application/json";
   response.body = ConnectErrorBody(status);
-  response.rpc = std::string(rpc);
-  response.code = status.code();
+  // A refusal's retry hint (limit_status.h), in whole seconds.
+  if (std::optional<absl::Duration> retry = RetryAfterOf(status);
+      retry.has_value()) {
+    response.headers.emplace_back(
+        "Retry-After",
+        absl::StrCat(std::max<std::int64_t>(
+            1, absl::ToInt64Seconds(absl::Ceil(*retry, absl::Seconds(1))))));
+  }
   return response;
 }
 
@@ -106,9 +115,11 @@ absl::StatusOr<GetForm> ParseGetQuery(const HttpRequest::Query& query,
     message = std::move(bytes);
   }
   if (message.size() > static_cast<std::size_t>(max_message_bytes)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("message: ", message.size(), " bytes, expected at most ",
-                     max_message_bytes, " (max_message_bytes)"));
+    return WithLimit(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "message: ", message.size(), " bytes, expected at most ",
+            max_message_bytes, " (max_message_bytes)")),
+        "max_message_bytes");
   }
   form.message = std::move(message);
   return form;
@@ -150,29 +161,64 @@ absl::Status WriteMessage(const google::protobuf::Message& message, Codec codec,
   return absl::OkStatus();
 }
 
-// The variant label of the access log: the preset name (cut), or
-// "custom".
-std::string VariantLabel(const v1::Variant& variant) {
-  if (variant.has_custom()) return "custom";
-  return std::string(variant.preset().substr(0, 40));
-}
-std::string VariantLabel(const v1::ListVariantsRequest&) { return ""; }
-template <typename Request>
-std::string VariantLabel(const Request& request) {
-  return VariantLabel(request.variant());
-}
-
-// Parses, answers, writes: one RPC's conversion.
+// Parses, answers, writes: one RPC's conversion, observed.
 template <typename Request, typename Response, typename Answer>
-absl::Status Serve(absl::string_view bytes, Codec codec, HttpResponse* response,
-                   Answer answer) {
+absl::Status Serve(absl::string_view bytes, Codec codec, ObservedCall& call,
+                   HttpResponse* response, Answer answer) {
   Request request;
   Response answered;
   absl::Status status = ParseMessage(bytes, codec, &request);
-  if (status.ok()) response->variant = VariantLabel(request);
-  if (status.ok()) status = answer(request, &answered);
-  if (status.ok()) status = WriteMessage(answered, codec, response);
-  return status;
+  if (!status.ok()) return status;
+  NoteRequest(call, request);
+  status = answer(request, &answered);
+  if (!status.ok()) return status;
+  NoteAnswer(call, answered);
+  return WriteMessage(answered, codec, response);
+}
+
+// LegalMoves has the largest answers by far: in protobuf they are the
+// bytes the gRPC handler sends, as they are; in JSON they are written
+// directly (legal_moves_json.h).
+absl::Status ServeLegalMoves(const RulesCore& core, absl::string_view bytes,
+                             Codec codec, ObservedCall& call,
+                             HttpResponse* response) {
+  v1::LegalMovesRequest request;
+  absl::Status status = ParseMessage(bytes, codec, &request);
+  if (!status.ok()) return status;
+  NoteRequest(call, request);
+  if (codec == Codec::kProto) {
+    response->content_type = "application/proto";
+    return core.EncodeLegalMoves(request, [response](std::size_t size) {
+      response->body.resize(size);
+      return response->body.data();
+    });
+  }
+  // JSON straight from the encoded answer: no message is made.
+  thread_local std::string encoded;
+  status = core.EncodeLegalMoves(request, [](std::size_t size) {
+    encoded.resize(size);
+    return encoded.data();
+  });
+  if (!status.ok()) return status;
+  response->content_type = "application/json";
+  if (WriteLegalMovesJsonFromWire(encoded, &response->body)) {
+    return absl::OkStatus();
+  }
+  v1::LegalMovesResponse answer;
+  if (!answer.ParseFromString(encoded)) {
+    return absl::InternalError("LegalMoves: the answer does not parse");
+  }
+  if (WriteLegalMovesJson(answer, &response->body)) return absl::OkStatus();
+  return WriteMessage(answer, Codec::kJson, response);
+}
+
+// The method named by the path's last part, if it is one of HalmaRules'.
+std::optional<RulesMethod> RulesMethodNamed(absl::string_view name) {
+  for (int i = 0; i < kRulesMethodCount; ++i) {
+    const auto method = static_cast<RulesMethod>(i);
+    if (RulesMethodName(method) == name) return method;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -264,9 +310,24 @@ std::string ConnectErrorBody(const absl::Status& status) {
                       R"(","message":)", text, "}");
 }
 
-ConnectHandler::ConnectHandler(HalmaRulesService* rules,
-                               const HealthService* health, int max_body_bytes)
-    : rules_(rules), health_(health), max_body_bytes_(max_body_bytes) {}
+ConnectHandler::ConnectHandler(const RulesCore* core, AdmissionGate* gate,
+                               const CallObserver* observer, Options options)
+    : core_(core),
+      gate_(gate),
+      observer_(observer),
+      options_(std::move(options)) {}
+
+HttpResponse ConnectHandler::RefuseTooLarge() const {
+  const absl::Status refused =
+      WithLimit(absl::ResourceExhaustedError(absl::StrCat(
+                    "request: larger than ", options_.max_body_bytes,
+                    " bytes (max_message_bytes)")),
+                "max_message_bytes");
+  observer_->CountRefusal(refused);
+  HttpResponse response = ErrorResponse(refused);
+  response.headers.emplace_back("Connection", "close");
+  return response;
+}
 
 HttpResponse ConnectHandler::Handle(
     const HttpRequest& request, absl::FunctionRef<bool()> client_gone) const {
@@ -280,8 +341,7 @@ HttpResponse ConnectHandler::Handle(
     HttpResponse response;
     if (request.path == "/healthz") {
       response = PlainText(200, "ok\n");
-    } else if (health_->GetServingStatus("") ==
-               grpc::health::v1::HealthCheckResponse::SERVING) {
+    } else if (options_.ready && options_.ready()) {
       response = PlainText(200, "ready\n");
     } else {
       response = PlainText(503, "not ready: shutting down\n");
@@ -295,98 +355,78 @@ HttpResponse ConnectHandler::Handle(
   // Another /package.Service/Method: the protocol's "no such method".
   if (std::count(request.path.begin(), request.path.end(), '/') == 2 &&
       absl::StrContains(request.path, '.')) {
-    return ErrorResponse(
-        absl::UnimplementedError(absl::StrCat(
-            "path: ", QuoteForError(request.path),
-            ": no such service, expected /halma.v1.HalmaRules/<Method>")),
-        "");
+    return ErrorResponse(absl::UnimplementedError(absl::StrCat(
+        "path: ", QuoteForError(request.path),
+        ": no such service, expected /halma.v1.HalmaRules/<Method>")));
   }
   return PlainText(404, "not found\n");
-}
-
-// LegalMoves has the largest answers by far: in protobuf they are the
-// bytes the gRPC handler sends, as they are; in JSON they are written
-// directly (legal_moves_json.h).
-absl::Status ConnectHandler::ServeLegalMoves(absl::string_view bytes, int codec,
-                                             HttpResponse* response) const {
-  v1::LegalMovesRequest request;
-  absl::Status status =
-      ParseMessage(bytes, static_cast<Codec>(codec), &request);
-  if (!status.ok()) return status;
-  response->variant = VariantLabel(request);
-  if (static_cast<Codec>(codec) == Codec::kProto) {
-    response->content_type = "application/proto";
-    return rules_->EncodeLegalMoves(request, [response](std::size_t size) {
-      response->body.resize(size);
-      return response->body.data();
-    });
-  }
-  // JSON straight from the encoded answer: no message is made.
-  thread_local std::string encoded;
-  status = rules_->EncodeLegalMoves(request, [](std::size_t size) {
-    encoded.resize(size);
-    return encoded.data();
-  });
-  if (!status.ok()) return status;
-  response->content_type = "application/json";
-  if (WriteLegalMovesJsonFromWire(encoded, &response->body)) {
-    return absl::OkStatus();
-  }
-  v1::LegalMovesResponse answer;
-  if (!answer.ParseFromString(encoded)) {
-    return absl::InternalError("LegalMoves: the answer does not parse");
-  }
-  if (WriteLegalMovesJson(answer, &response->body)) return absl::OkStatus();
-  return WriteMessage(answer, Codec::kJson, response);
 }
 
 HttpResponse ConnectHandler::HandleRpc(
     const HttpRequest& request, absl::string_view rpc,
     absl::FunctionRef<bool()> client_gone) const {
-  const absl::string_view method = rpc.substr(kServicePrefix.size() - 1);
-  if (method == "AdjudicateStream") {
+  const absl::string_view name = rpc.substr(kServicePrefix.size() - 1);
+  const std::optional<RulesMethod> found = RulesMethodNamed(name);
+  if (found == RulesMethod::kAdjudicateStream) {
     // Connect serves bidirectional streams over HTTP/2 only; this listener
     // speaks HTTP/1.1.
-    return ErrorResponse(
-        absl::UnimplementedError(
-            "method: AdjudicateStream is a bidirectional stream, served over "
-            "gRPC only (this listener speaks HTTP/1.1); expected "
-            "ValidateMove, LegalMoves, Adjudicate, ListVariants or Perft"),
-        "");
+    return ErrorResponse(absl::UnimplementedError(
+        "method: AdjudicateStream is a bidirectional stream, served over "
+        "gRPC only (this listener speaks HTTP/1.1); expected "
+        "ValidateMove, LegalMoves, Adjudicate, ListVariants or Perft"));
   }
-  if (method != "ValidateMove" && method != "LegalMoves" &&
-      method != "Adjudicate" && method != "ListVariants" && method != "Perft") {
-    return ErrorResponse(
-        absl::UnimplementedError(
-            absl::StrCat("method: ", QuoteForError(method),
-                         ": no such method, expected ValidateMove, LegalMoves, "
-                         "Adjudicate, ListVariants or Perft")),
-        "");
+  if (!found.has_value()) {
+    return ErrorResponse(absl::UnimplementedError(
+        absl::StrCat("method: ", QuoteForError(name),
+                     ": no such method, expected ValidateMove, LegalMoves, "
+                     "Adjudicate, ListVariants or Perft")));
   }
+  const RulesMethod method = *found;
   const bool get = request.method == "GET";
   if (!get && request.method != "POST") {
     HttpResponse response = PlainText(405, "method not allowed\n");
     response.headers.emplace_back("Allow", "GET, POST");
     return response;
   }
+  ObservedCall call(*observer_, metrics::Protocol::kConnect,
+                    metrics::MethodOf(method));
+  if (observer_->wants_peer()) {
+    call.SetPeer(request.peer, absl::string_view(request.traceparent.data(),
+                                                 request.traceparent.size()));
+  }
+  HttpResponse response;
+  const absl::Status status =
+      AnswerRpc(request, method, client_gone, call, &response);
+  if (!status.ok()) {
+    if (response.body.empty()) response = ErrorResponse(status);
+    if (get) response.headers.emplace_back("Cache-Control", "no-store");
+  } else if (get) {
+    response.headers.emplace_back("Cache-Control", kCacheableAnswer);
+  }
+  call.AddResponseBytes(response.body.size());
+  call.Finish(status);
+  return response;
+}
+
+absl::Status ConnectHandler::AnswerRpc(const HttpRequest& request,
+                                       RulesMethod method,
+                                       absl::FunctionRef<bool()> client_gone,
+                                       ObservedCall& call,
+                                       HttpResponse* response) const {
   if (request.protocol_version.has_value() &&
       *request.protocol_version != "1") {
-    return ErrorResponse(
-        absl::InvalidArgumentError(absl::StrCat(
-            "connect-protocol-version: ",
-            QuoteForError(*request.protocol_version), ", expected 1")),
-        rpc);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connect-protocol-version: ", QuoteForError(*request.protocol_version),
+        ", expected 1"));
   }
   absl::Time deadline = absl::InfiniteFuture();
   if (request.timeout_ms.has_value()) {
     std::int64_t ms = 0;
     if (request.timeout_ms->size() > 10 ||
         !absl::SimpleAtoi(*request.timeout_ms, &ms) || ms < 0) {
-      return ErrorResponse(
-          absl::InvalidArgumentError(absl::StrCat(
-              "connect-timeout-ms: ", QuoteForError(*request.timeout_ms),
-              ", expected a number of milliseconds (at most 10 digits)")),
-          rpc);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "connect-timeout-ms: ", QuoteForError(*request.timeout_ms),
+          ", expected a number of milliseconds (at most 10 digits)"));
     }
     deadline = absl::Now() + absl::Milliseconds(ms);
   }
@@ -394,27 +434,21 @@ HttpResponse ConnectHandler::HandleRpc(
   Codec codec = Codec::kJson;
   std::string get_message;
   absl::string_view bytes = request.body;
-  if (get) {
+  if (request.method == "GET") {
     absl::StatusOr<GetForm> form =
-        ParseGetQuery(request.query, max_body_bytes_);
-    if (!form.ok()) {
-      HttpResponse refused = ErrorResponse(form.status(), rpc);
-      refused.over_size_limit = absl::IsResourceExhausted(form.status());
-      return refused;
-    }
+        ParseGetQuery(request.query, options_.max_body_bytes);
+    if (!form.ok()) return form.status();
     codec = form->codec;
     get_message = std::move(form->message);
     bytes = get_message;
   } else {
     if (!request.content_encoding.empty() &&
         request.content_encoding != "identity") {
-      HttpResponse response = ErrorResponse(
-          absl::UnimplementedError(absl::StrCat(
-              "content-encoding: ", QuoteForError(request.content_encoding),
-              ": not supported, expected identity")),
-          rpc);
-      response.headers.emplace_back("Accept-Encoding", "identity");
-      return response;
+      *response = ErrorResponse(absl::UnimplementedError(absl::StrCat(
+          "content-encoding: ", QuoteForError(request.content_encoding),
+          ": not supported, expected identity")));
+      response->headers.emplace_back("Accept-Encoding", "identity");
+      return absl::UnimplementedError("content-encoding");
     }
     const absl::string_view type = absl::StripAsciiWhitespace(
         request.content_type.substr(0, request.content_type.find(';')));
@@ -423,62 +457,65 @@ HttpResponse ConnectHandler::HandleRpc(
     } else if (absl::EqualsIgnoreCase(type, "application/proto")) {
       codec = Codec::kProto;
     } else {
-      HttpResponse response = PlainText(
+      *response = PlainText(
           415,
           absl::StrCat("content-type: ", QuoteForError(request.content_type),
                        ", expected application/json or "
                        "application/proto\n"));
-      response.headers.emplace_back("Accept-Post",
-                                    "application/json, application/proto");
-      response.rpc = std::string(rpc);
-      response.code = absl::StatusCode::kInvalidArgument;
-      return response;
+      response->headers.emplace_back("Accept-Post",
+                                     "application/json, application/proto");
+      return absl::InvalidArgumentError("content-type");
     }
-    if (bytes.size() > static_cast<std::size_t>(max_body_bytes_)) {
-      HttpResponse refused = ErrorResponse(
+    if (bytes.size() > static_cast<std::size_t>(options_.max_body_bytes)) {
+      return WithLimit(
           absl::ResourceExhaustedError(absl::StrCat(
               "request: ", bytes.size(), " bytes, expected at most ",
-              max_body_bytes_, " (max_message_bytes)")),
-          rpc);
-      refused.over_size_limit = true;
-      return refused;
+              options_.max_body_bytes, " (max_message_bytes)")),
+          "max_message_bytes");
     }
   }
+  call.AddRequestBytes(bytes.size());
 
-  ConcurrencyLimit::Slot call = rules_->TrackCall();
-  HttpResponse response;
-  absl::Status status;
-  if (method == "ValidateMove") {
-    status = Serve<v1::ValidateMoveRequest, v1::ValidateMoveResponse>(
-        bytes, codec, &response, [this](const auto& in, auto* out) {
-          return rules_->AnswerValidateMove(in, out);
-        });
-  } else if (method == "LegalMoves") {
-    status = ServeLegalMoves(bytes, static_cast<int>(codec), &response);
-  } else if (method == "Adjudicate") {
-    status = Serve<v1::AdjudicateRequest, v1::AdjudicateResponse>(
-        bytes, codec, &response, [&](const auto& in, auto* out) {
-          return rules_->ServeAdjudicate(in, out, deadline, client_gone);
-        });
-  } else if (method == "Perft") {
-    status = Serve<v1::PerftRequest, v1::PerftResponse>(
-        bytes, codec, &response, [&](const auto& in, auto* out) {
-          return rules_->ServePerft(in, out, deadline, client_gone);
-        });
-  } else {
-    status = Serve<v1::ListVariantsRequest, v1::ListVariantsResponse>(
-        bytes, codec, &response, [this](const auto& in, auto* out) {
-          return rules_->AnswerListVariants(in, out);
-        });
+  switch (method) {
+    case RulesMethod::kValidateMove:
+      return Serve<v1::ValidateMoveRequest, v1::ValidateMoveResponse>(
+          bytes, codec, call, response, [this](const auto& in, auto* out) {
+            return core_->ValidateMove(in, out);
+          });
+    case RulesMethod::kLegalMoves:
+      return ServeLegalMoves(*core_, bytes, codec, call, response);
+    case RulesMethod::kListVariants:
+      return Serve<v1::ListVariantsRequest, v1::ListVariantsResponse>(
+          bytes, codec, call, response, [this](const auto& in, auto* out) {
+            return core_->ListVariants(in, out);
+          });
+    default:
+      break;
   }
-  if (!status.ok()) {
-    HttpResponse error = ErrorResponse(status, rpc);
-    if (get) error.headers.emplace_back("Cache-Control", "no-store");
-    return error;
+  // Expensive: a slot first, waiting for it on this thread (the
+  // listener's own).
+  const absl::Time entered = absl::Now();
+  absl::StatusOr<AdmissionGate::Slot> slot =
+      gate_->Wait({.method = RulesMethodName(method), .deadline = deadline});
+  call.NoteQueueWait(slot.ok() ? slot->waited() : absl::Now() - entered);
+  if (!slot.ok()) return slot.status();
+  const Checkpoint checkpoint = gate_->MakeCheckpoint(
+      RulesMethodName(method), GatedWork(method), deadline, client_gone);
+  switch (method) {
+    case RulesMethod::kAdjudicate:
+      return Serve<v1::AdjudicateRequest, v1::AdjudicateResponse>(
+          bytes, codec, call, response, [&](const auto& in, auto* out) {
+            return core_->Adjudicate(in, out, checkpoint);
+          });
+    case RulesMethod::kPerft:
+      return Serve<v1::PerftRequest, v1::PerftResponse>(
+          bytes, codec, call, response, [&](const auto& in, auto* out) {
+            return core_->Perft(in, out, checkpoint);
+          });
+    default:
+      return absl::UnimplementedError(absl::StrCat(
+          "method: ", RulesMethodName(method), " is not served over HTTP"));
   }
-  if (get) response.headers.emplace_back("Cache-Control", kCacheableAnswer);
-  response.rpc = std::string(rpc);
-  return response;
 }
 
 }  // namespace halma::service

@@ -5,11 +5,13 @@
 // POST /halma.v1.HalmaRules/<Method> with application/json (protobuf's
 // canonical JSON mapping) or application/proto, and the GET form of
 // side-effect-free methods (?encoding=json&message=...). The answers come
-// from HalmaRulesService, with the limits of the gRPC port; this layer only
-// converts. Also GET /healthz and /readyz (plain text).
+// from the rules core, expensive ones through the admission gate, with the
+// limits of the gRPC port; this layer only converts, and observes each
+// call (call_observer.h). Also GET /healthz and /readyz (plain text).
 #ifndef HALMA_SERVICE_CONNECT_CONNECT_HANDLER_H_
 #define HALMA_SERVICE_CONNECT_CONNECT_HANDLER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,8 +21,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "service/halma_rules_service.h"
-#include "service/health.h"
+#include "service/admission/admission_gate.h"
+#include "service/core/rules_core.h"
+#include "service/core/rules_methods.h"
+#include "service/observe/call_observer.h"
 
 namespace halma::service {
 
@@ -49,15 +53,6 @@ struct HttpResponse {
   std::string content_type;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  // For metrics and logs: the RPC ("halma.v1.HalmaRules/LegalMoves"), empty
-  // for other paths, and how it ended.
-  std::string rpc;
-  absl::StatusCode code = absl::StatusCode::kOk;
-  // The variant the request named (preset name, "custom"), for the access
-  // log; empty for ListVariants and errors before parsing.
-  std::string variant;
-  // Set when a request over --max_message_bytes was refused.
-  bool over_size_limit = false;
 };
 
 // The Connect error code name of a status code ("invalid_argument").
@@ -69,25 +64,41 @@ std::string ConnectErrorBody(const absl::Status& status);
 
 class ConnectHandler {
  public:
-  // `max_body_bytes` bounds the message (the body, or the GET form's
-  // message once decoded), as max_message_bytes does on the gRPC port.
-  ConnectHandler(HalmaRulesService* rules, const HealthService* health,
-                 int max_body_bytes);
+  struct Options {
+    // Bounds the message (the body, or the GET form's message once
+    // decoded), as max_message_bytes does on the gRPC port.
+    int max_body_bytes = setting_default::max_message_bytes;
+    // Whether the server is ready (/readyz): false from the start of a
+    // shutdown.
+    std::function<bool()> ready;
+  };
+  // `core`, `gate` and `observer` must outlive the handler.
+  ConnectHandler(const RulesCore* core, AdmissionGate* gate,
+                 const CallObserver* observer, Options options);
 
   // Answers one request. `client_gone` says whether the client has closed
-  // its connection (a long replay stops then).
+  // its connection (a long replay stops then). An expensive call waits for
+  // a slot of the admission gate on the calling thread.
   HttpResponse Handle(const HttpRequest& request,
                       absl::FunctionRef<bool()> client_gone) const;
 
+  // The answer to a request whose body is over max_body_bytes, refused
+  // before it is read; counted as refused by max_message_bytes.
+  HttpResponse RefuseTooLarge() const;
+
  private:
-  absl::Status ServeLegalMoves(absl::string_view bytes, int codec,
-                               HttpResponse* response) const;
   HttpResponse HandleRpc(const HttpRequest& request, absl::string_view rpc,
                          absl::FunctionRef<bool()> client_gone) const;
+  // The answer into `response`; an error leaves it empty unless the error
+  // has an answer of its own form (415, an unsupported encoding).
+  absl::Status AnswerRpc(const HttpRequest& request, RulesMethod method,
+                         absl::FunctionRef<bool()> client_gone,
+                         ObservedCall& call, HttpResponse* response) const;
 
-  HalmaRulesService* rules_;
-  const HealthService* health_;
-  int max_body_bytes_;
+  const RulesCore* const core_;
+  AdmissionGate* const gate_;
+  const CallObserver* const observer_;
+  const Options options_;
 };
 
 }  // namespace halma::service

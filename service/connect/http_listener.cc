@@ -283,16 +283,8 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
   request.path = url;
   const bool head = request.method == "HEAD";
   HttpResponse answer;
-  bool handled = false;
   if (call->too_large) {
-    answer.status = 429;  // The protocol's resource_exhausted.
-    answer.content_type = "application/json";
-    answer.body = ConnectErrorBody(absl::ResourceExhaustedError(
-        absl::StrCat("request: larger than ", options_.max_body_bytes,
-                     " bytes (max_message_bytes)")));
-    answer.code = absl::StatusCode::kResourceExhausted;
-    answer.over_size_limit = true;
-    answer.headers.emplace_back("Connection", "close");
+    answer = handler_->RefuseTooLarge();
   } else if (request.path == "/metrics" && options_.metrics) {
     answer.content_type = "text/plain; version=0.0.4; charset=utf-8";
     answer.body = options_.metrics();
@@ -319,12 +311,7 @@ int HttpListener::Answer(MHD_Connection* connection, void* state,
       request.peer = Peer(connection);
       request.traceparent = Header(connection, "traceparent").value_or("");
     }
-    if (options_.on_started) options_.on_started(request);
-    handled = true;
     answer = handler_->Handle(request, [] { return false; });
-  }
-  if (options_.on_answered) {
-    options_.on_answered(request, answer, absl::Now() - call->started, handled);
   }
   return Send(connection, answer, head);
 }

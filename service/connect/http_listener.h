@@ -47,13 +47,6 @@ struct HttpListenerOptions {
   bool record_peer = false;
   // The Prometheus exposition for GET /metrics; unset: 404.
   std::function<std::string()> metrics;
-  // Called before a request is handed to the handler (not for /metrics or
-  // refusals), and after every answered request (metrics, access log).
-  std::function<void(const HttpRequest&)> on_started;
-  // `handled`: whether on_started was called for it.
-  std::function<void(const HttpRequest&, const HttpResponse&, absl::Duration,
-                     bool handled)>
-      on_answered;
   // The playground page (GET / and /playground/<asset>); null: 404 there.
   // Must outlive the listener.
   const Playground* playground = nullptr;

@@ -6,7 +6,8 @@
 // endpoint's cost (docs/benchmarks.md). The moves, squares and positions
 // are plain ASCII that JSON needs no escaping for, so they are written as
 // they are; the small GameStatus goes through protobuf. The output is
-// byte for byte MessageToJsonString's (tests/service/connect_json_test).
+// byte for byte MessageToJsonString's
+// (tests/service/connect/legal_moves_json_test).
 #ifndef HALMA_SERVICE_CONNECT_LEGAL_MOVES_JSON_H_
 #define HALMA_SERVICE_CONNECT_LEGAL_MOVES_JSON_H_
 

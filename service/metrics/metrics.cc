@@ -7,19 +7,15 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "prometheus/text_serializer.h"
-#include "service/metrics/interceptor.h"
 
 namespace halma::service::metrics {
 namespace {
 
 constexpr std::array<absl::string_view, kMethodCount> kMethodNames = {
-    "halma.v1.HalmaRules/ValidateMove",
-    "halma.v1.HalmaRules/LegalMoves",
-    "halma.v1.HalmaRules/Adjudicate",
-    "halma.v1.HalmaRules/ListVariants",
-    "halma.v1.HalmaRules/AdjudicateStream",
-    "halma.v1.HalmaRules/Perft",
-    "grpc.health.v1.Health/Check",
+#define HALMA_METRICS_METHOD_NAME(name, work) "halma.v1.HalmaRules/" #name,
+    HALMA_RULES_METHODS(HALMA_METRICS_METHOD_NAME)
+#undef HALMA_METRICS_METHOD_NAME
+        "grpc.health.v1.Health/Check",
     "grpc.health.v1.Health/Watch",
     "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
@@ -51,6 +47,8 @@ constexpr std::array<absl::string_view, kLimitCount> kLimitNames = {
     "max_record_moves",
     "max_message_bytes",
     "max_call_seconds",
+    "max_queue_length",
+    "max_queue_wait_ms",
 };
 
 constexpr absl::string_view kCustomVariant = "custom";
@@ -81,21 +79,26 @@ Method MethodFromName(absl::string_view name) {
   return Method::kOther;
 }
 
-bool HasRawRequest(Method method) {
-  return method == Method::kValidateMove || method == Method::kLegalMoves ||
-         method == Method::kAdjudicate || method == Method::kListVariants ||
-         method == Method::kPerft;
-}
-
-absl::string_view CodeName(grpc::StatusCode code) {
+absl::string_view CodeName(absl::StatusCode code) {
   const int index = static_cast<int>(code);
-  return index >= 0 && index < kCodeCount ? kCodeNames[index]
-                                          : kCodeNames[grpc::UNKNOWN];
+  return index >= 0 && index < kCodeCount
+             ? kCodeNames[index]
+             : kCodeNames[static_cast<int>(absl::StatusCode::kUnknown)];
 }
 
 absl::string_view LimitName(Limit limit) {
   const int index = static_cast<int>(limit);
   return index < kLimitCount ? kLimitNames[index] : "unknown";
+}
+
+bool LimitFromName(absl::string_view name, Limit* limit) {
+  for (int i = 0; i < kLimitCount; ++i) {
+    if (kLimitNames[i] == name) {
+      *limit = static_cast<Limit>(i);
+      return true;
+    }
+  }
+  return false;
 }
 
 absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Create(
@@ -137,9 +140,11 @@ Metrics::Metrics(const MetricsOptions& options)
     : registry_(std::make_shared<prometheus::Registry>()),
       process_(options.proc),
       preset_names_(options.preset_names),
-      latency_(std::make_unique<
-               std::array<LatencyHistogram,
-                          kProtocolCount * kMethodCount * kCodeCount>>()) {}
+      latency_(
+          std::make_unique<std::array<
+              LatencyHistogram, kProtocolCount * kMethodCount * kCodeCount>>()),
+      queue_wait_(
+          std::make_unique<std::array<LatencyHistogram, kMethodCount>>()) {}
 
 Metrics::~Metrics() = default;
 
@@ -239,7 +244,8 @@ absl::Status Metrics::Build(const MetricsOptions& options) {
                        .Name("halma_rejected_calls_total")
                        .Help(
                            "Calls refused by one of the server's limits, "
-                           "named as its setting.")
+                           "named as its setting (an AdjudicateStream record "
+                           "counts as a call).")
                        .Register(registry);
   for (int i = 0; i < kLimitCount; ++i) {
     rejected_[i] = &rejected.Add({{"limit", Str(kLimitNames[i])}});
@@ -256,7 +262,7 @@ absl::Status Metrics::Build(const MetricsOptions& options) {
 }
 
 void Metrics::RecordCall(Protocol protocol, Method method,
-                         grpc::StatusCode code, absl::Duration latency,
+                         absl::StatusCode code, absl::Duration latency,
                          std::size_t request_bytes,
                          std::size_t response_bytes) {
   const int call = CallIndex(protocol, method);
@@ -268,6 +274,14 @@ void Metrics::RecordCall(Protocol protocol, Method method,
   }
   if (response_bytes > 0) {
     response_bytes_[call]->Increment(static_cast<double>(response_bytes));
+  }
+}
+
+void Metrics::RecordRequestBytes(Protocol protocol, Method method,
+                                 std::size_t bytes) {
+  if (bytes > 0) {
+    request_bytes_[CallIndex(protocol, method)]->Increment(
+        static_cast<double>(bytes));
   }
 }
 
@@ -313,10 +327,10 @@ void Metrics::RecordRejected(Limit limit) {
   if (index < kLimitCount) rejected_[index]->Increment();
 }
 
-std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-Metrics::NewInterceptorFactory(
-    std::function<void(const GrpcCallRecord&)> observer) {
-  return std::make_unique<MetricsInterceptorFactory>(this, std::move(observer));
+void Metrics::RecordQueueWait(Method method, absl::Duration waited) {
+  const int index = static_cast<int>(method);
+  (*queue_wait_)[index < kMethodCount ? index : kMethodCount - 1].Observe(
+      waited);
 }
 
 std::vector<prometheus::MetricFamily> Metrics::Collect() const {
@@ -355,6 +369,23 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
   // An empty family still prints its HELP and TYPE, which tells a reader
   // that the histogram exists before the first call.
   families.push_back(std::move(latency));
+
+  prometheus::MetricFamily queue_wait;
+  queue_wait.name = "halma_admission_wait_seconds";
+  queue_wait.help =
+      "Time an expensive call (Adjudicate, an AdjudicateStream record, "
+      "Perft) waited for a slot of the admission gate, zero when one was "
+      "free; calls refused while waiting included, by method.";
+  queue_wait.type = prometheus::MetricType::Histogram;
+  for (int m = 0; m < kMethodCount; ++m) {
+    const LatencyHistogram& histogram = (*queue_wait_)[m];
+    if (histogram.Count() == 0) continue;
+    prometheus::ClientMetric metric;
+    metric.label = {{"method", Str(kMethodNames[m])}};
+    metric.histogram = histogram.Collect();
+    queue_wait.metric.push_back(std::move(metric));
+  }
+  families.push_back(std::move(queue_wait));
 
   for (prometheus::MetricFamily& family : process_.Collect()) {
     families.push_back(std::move(family));

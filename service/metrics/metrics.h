@@ -25,13 +25,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "grpcpp/support/server_interceptor.h"
-#include "grpcpp/support/status.h"
 #include "halma/v1/halma.pb.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/metric_family.h"
 #include "prometheus/registry.h"
+#include "service/core/rules_methods.h"
 #include "service/metrics/latency_histogram.h"
 #include "service/metrics/process_collector.h"
 
@@ -44,22 +43,24 @@ inline constexpr int kProtocolCount = 2;
 // "grpc", "connect".
 absl::string_view ProtocolName(Protocol protocol);
 
-// The methods the server serves; kOther for any other name (an
+// The methods the server serves: HalmaRules' (rules_methods.h, in its
+// order), Health's and reflection's; kOther for any other name (an
 // unimplemented method), so that a client cannot add label values.
 enum class Method : std::uint8_t {
-  kValidateMove,
-  kLegalMoves,
-  kAdjudicate,
-  kListVariants,
-  kAdjudicateStream,
-  kPerft,
-  kHealthCheck,
+#define HALMA_METRICS_METHOD(name, work) k##name,
+  HALMA_RULES_METHODS(HALMA_METRICS_METHOD)
+#undef HALMA_METRICS_METHOD
+      kHealthCheck,
   kHealthWatch,
   kReflectionV1,
   kReflectionV1Alpha,
   kOther,
 };
-inline constexpr int kMethodCount = 11;
+inline constexpr int kMethodCount = kRulesMethodCount + 5;
+// A HalmaRules method's label.
+constexpr Method MethodOf(RulesMethod method) {
+  return static_cast<Method>(method);
+}
 // The full gRPC name without the leading '/': "halma.v1.HalmaRules/LegalMoves";
 // "other" for kOther.
 absl::string_view MethodName(Method method);
@@ -67,15 +68,10 @@ absl::string_view MethodName(Method method);
 // ("/halma.v1.HalmaRules/LegalMoves", the :path of both protocols); kOther
 // for any name not served.
 Method MethodFromName(absl::string_view name);
-// Whether gRPC hands the method's request to the handler as a ByteBuffer
-// (HalmaRulesService registers all four of its methods raw), which is what
-// lets the interceptor read the request's size.
-bool HasRawRequest(Method method);
-
 // gRPC's name of a status code: "OK", "INVALID_ARGUMENT"; "UNKNOWN" for a
-// value outside 0..16.
+// value outside 0..16 (absl::StatusCode has gRPC's numbering).
 inline constexpr int kCodeCount = 17;
-absl::string_view CodeName(grpc::StatusCode code);
+absl::string_view CodeName(absl::StatusCode code);
 
 // The server's limits that refuse a call (docs/security.md), named as the
 // settings are.
@@ -84,12 +80,14 @@ enum class Limit : std::uint8_t {
   kMaxRecordMoves,
   kMaxMessageBytes,
   kMaxCallSeconds,
+  kMaxQueueLength,
+  kMaxQueueWaitMs,
 };
-inline constexpr int kLimitCount = 4;
+inline constexpr int kLimitCount = 6;
 // "max_concurrent_adjudications", ...
 absl::string_view LimitName(Limit limit);
-
-struct GrpcCallRecord;  // interceptor.h
+// The inverse; false for a name that is no limit.
+bool LimitFromName(absl::string_view name, Limit* limit);
 
 struct MetricsOptions {
   // halma_build_info's labels: Version() and the active flood-fill kernel's
@@ -119,18 +117,14 @@ class Metrics {
   // --- Recording: thread-safe, lock-free, allocation-free. ---
 
   // One finished call: halma_rpc_calls_total, halma_rpc_duration_seconds
-  // and the byte counters. The gRPC interceptor calls this for gRPC calls;
-  // the HTTP listener calls it for Connect ones.
-  void RecordCall(Protocol protocol, Method method, grpc::StatusCode code,
-                  absl::Duration latency, std::size_t request_bytes,
-                  std::size_t response_bytes);
-  // The same with an absl::StatusCode (same numbering as gRPC's).
+  // and the byte counters (the call observer, service/observe/, calls this
+  // for both protocols, with the request's bytes counted when they arrived:
+  // RecordRequestBytes).
   void RecordCall(Protocol protocol, Method method, absl::StatusCode code,
                   absl::Duration latency, std::size_t request_bytes,
-                  std::size_t response_bytes) {
-    RecordCall(protocol, method, static_cast<grpc::StatusCode>(code), latency,
-               request_bytes, response_bytes);
-  }
+                  std::size_t response_bytes);
+  // Request bytes received: halma_rpc_request_bytes_total.
+  void RecordRequestBytes(Protocol protocol, Method method, std::size_t bytes);
   // halma_rpc_calls_in_flight: +1 / -1. Pair them, or use InFlightCall.
   void CallStarted(Protocol protocol, Method method);
   void CallFinished(Protocol protocol, Method method);
@@ -144,6 +138,9 @@ class Metrics {
   void RecordIllegal(v1::IllegalReason reason);
   // A call refused by one of the server's limits.
   void RecordRejected(Limit limit);
+  // How long an expensive call waited for a slot of the admission gate
+  // (zero when one was free): halma_admission_wait_seconds.
+  void RecordQueueWait(Method method, absl::Duration waited);
 
   // CallStarted now, CallFinished when it goes out of scope.
   class InFlightCall {
@@ -161,14 +158,6 @@ class Metrics {
     Protocol protocol_;
     Method method_;
   };
-
-  // A factory for ServerBuilder::experimental().SetInterceptorCreators: it
-  // records every gRPC call's method, code, latency, bytes and in-flight
-  // count (see interceptor.h). This object must outlive the server.
-  // `observer`, when set, also gets every call (the access log).
-  std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-  NewInterceptorFactory(
-      std::function<void(const GrpcCallRecord&)> observer = nullptr);
 
   // --- Scraping. ---
 
@@ -200,9 +189,11 @@ class Metrics {
                       : static_cast<int>(Method::kOther);
     return p * kMethodCount + m;
   }
-  static int CodeIndex(grpc::StatusCode code) {
+  static int CodeIndex(absl::StatusCode code) {
     const int c = static_cast<int>(code);
-    return c >= 0 && c < kCodeCount ? c : grpc::StatusCode::UNKNOWN;
+    return c >= 0 && c < kCodeCount
+               ? c
+               : static_cast<int>(absl::StatusCode::kUnknown);
   }
 
   std::shared_ptr<prometheus::Registry> registry_;
@@ -225,6 +216,8 @@ class Metrics {
   // [IllegalReason number]; out-of-range numbers use [0].
   std::vector<prometheus::Counter*> illegal_;
   std::array<prometheus::Counter*, kLimitCount> rejected_{};
+  // [Method]: only the gated methods' are ever observed.
+  std::unique_ptr<std::array<LatencyHistogram, kMethodCount>> queue_wait_;
 };
 
 }  // namespace halma::service::metrics

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "service/request_codec.h"
+#include "service/grpc/byte_buffers.h"
 
 namespace halma::service {
 namespace {

@@ -104,9 +104,10 @@ class InFlight(Case):
         h = self.env.pb.halma
         record = self.env.ctx.records()["largest"]
         self.record = record
-        # As many Adjudicate calls as the server replays at once (more
-        # would be load-shed with RESOURCE_EXHAUSTED whatever the SIGTERM),
-        # the rest LegalMoves padded to the same size.
+        # As many Adjudicate calls as the server takes at once, replaying
+        # or waiting for a slot (more would be load-shed with
+        # RESOURCE_EXHAUSTED whatever the SIGTERM): with a queue, all of
+        # them; the rest LegalMoves padded to the same size.
         self.adjudications = min(STREAMS, self.env.max_adjudications)
         adjudicate = h2raw.grpc_frame(record.serialized)
         legal = h2raw.grpc_frame(padded(h.LegalMovesRequest(
@@ -315,15 +316,18 @@ class ShutdownEnv:
                                          "HALMA_GRACE_PERIOD_SECONDS", 10.0)
         self.delay = harness.env_seconds(ctx.manifest,
                                          "HALMA_SHUTDOWN_DELAY_SECONDS", 0.0)
-        # Adjudicate calls the server replays at once: its own start-up
-        # line, else the manifest, else no limit.
+        # Adjudicate calls the server takes at once: those it replays (its
+        # own start-up line, else the manifest, else no limit) and those
+        # that may wait for a slot (its start-up line; none for a server
+        # without a queue).
         limit = server.limit_from_listen_line("max_concurrent_adjudications")
         if not limit:
             try:
                 limit = int(ctx.manifest["HALMA_MAX_CONCURRENT_ADJUDICATIONS"])
             except (KeyError, ValueError):
                 limit = STREAMS
-        self.max_adjudications = max(1, limit)
+        queue = server.limit_from_listen_line("max_queue_length") or 0
+        self.max_adjudications = max(1, limit) + queue
 
 
 def _runs(checks, t_sig):

@@ -22,7 +22,8 @@ void BM_RecordCall(benchmark::State& state) {
   int i = 0;
   for (auto _ : state) {
     Metrics::InFlightCall call(*metrics, Protocol::kGrpc, Method::kLegalMoves);
-    metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, grpc::OK,
+    metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                        absl::StatusCode::kOk,
                         absl::Microseconds(20 + (i++ & 1023)), 48, 1200);
   }
 }
@@ -31,8 +32,9 @@ BENCHMARK(BM_RecordCall)->Threads(1)->Threads(2);
 void BM_RecordCallOnly(benchmark::State& state) {
   static Metrics* metrics = NewMetrics().release();
   for (auto _ : state) {
-    metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, grpc::OK,
-                        absl::Microseconds(42), 48, 1200);
+    metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                        absl::StatusCode::kOk, absl::Microseconds(42), 48,
+                        1200);
   }
 }
 BENCHMARK(BM_RecordCallOnly);

@@ -63,13 +63,13 @@ TEST(MetricsNamesTest, MethodNamesRoundTrip) {
   EXPECT_EQ(MethodFromName(""), Method::kOther);
   EXPECT_EQ(MethodFromName("/"), Method::kOther);
   EXPECT_EQ(MethodName(static_cast<Method>(200)), "other");
-  EXPECT_EQ(CodeName(grpc::StatusCode::INVALID_ARGUMENT), "INVALID_ARGUMENT");
-  EXPECT_EQ(CodeName(grpc::StatusCode::UNAUTHENTICATED), "UNAUTHENTICATED");
-  // grpc::StatusCode has no fixed underlying type, so only 0..31 are
+  EXPECT_EQ(CodeName(absl::StatusCode::kInvalidArgument), "INVALID_ARGUMENT");
+  EXPECT_EQ(CodeName(absl::StatusCode::kUnauthenticated), "UNAUTHENTICATED");
+  // absl::StatusCode has no fixed underlying type, so only 0..31 are
   // values of it (a cast of 99 or -1 would be undefined: UBSan says so);
   // 17..31 are the ones with no name.
-  EXPECT_EQ(CodeName(static_cast<grpc::StatusCode>(17)), "UNKNOWN");
-  EXPECT_EQ(CodeName(static_cast<grpc::StatusCode>(31)), "UNKNOWN");
+  EXPECT_EQ(CodeName(static_cast<absl::StatusCode>(17)), "UNKNOWN");
+  EXPECT_EQ(CodeName(static_cast<absl::StatusCode>(31)), "UNKNOWN");
   EXPECT_EQ(LimitName(Limit::kMaxRecordMoves), "max_record_moves");
   EXPECT_EQ(ProtocolName(Protocol::kConnect), "connect");
 }
@@ -127,12 +127,13 @@ TEST(MetricsTest, EverySeriesExistsAtZeroBeforeAnyCall) {
 
 TEST(MetricsTest, RecordCallCountsLatencyAndBytes) {
   std::unique_ptr<Metrics> metrics = MustCreate();
-  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, grpc::OK,
-                      absl::Microseconds(30), 40, 700);
-  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, grpc::OK,
-                      absl::Milliseconds(3), 60, 300);
   metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
-                      grpc::INVALID_ARGUMENT, absl::Microseconds(5), 10, 0);
+                      absl::StatusCode::kOk, absl::Microseconds(30), 40, 700);
+  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                      absl::StatusCode::kOk, absl::Milliseconds(3), 60, 300);
+  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                      absl::StatusCode::kInvalidArgument, absl::Microseconds(5),
+                      10, 0);
   metrics->RecordCall(Protocol::kConnect, Method::kLegalMoves,
                       absl::StatusCode::kDeadlineExceeded, absl::Seconds(20), 1,
                       2);
@@ -292,7 +293,7 @@ TEST(MetricsTest, HostileValuesAddNoSeries) {
     for (int m = 0; m < kMethodCount; ++m) {
       for (int c = 0; c < kCodeCount; ++c) {
         metrics->RecordCall(static_cast<Protocol>(p), static_cast<Method>(m),
-                            static_cast<grpc::StatusCode>(c),
+                            static_cast<absl::StatusCode>(c),
                             absl::Microseconds(1), 1, 1);
       }
     }
@@ -308,7 +309,7 @@ TEST(MetricsTest, HostileValuesAddNoSeries) {
     metrics->RecordVariant(static_cast<Method>(i % 256), Preset(junk));
     metrics->RecordCall(
         static_cast<Protocol>(i % 256), static_cast<Method>(i % 256),
-        static_cast<grpc::StatusCode>(i % 32), absl::Microseconds(i), i, i);
+        static_cast<absl::StatusCode>(i % 32), absl::Microseconds(i), i, i);
     metrics->CallStarted(static_cast<Protocol>(i % 7),
                          static_cast<Method>(i % 256));
     metrics->CallFinished(static_cast<Protocol>(i % 7),
@@ -348,8 +349,9 @@ TEST(MetricsTest, ConcurrentRecordsAreAllCounted) {
       for (int i = 0; i < kCalls; ++i) {
         Metrics::InFlightCall call(*metrics, Protocol::kGrpc,
                                    Method::kValidateMove);
-        metrics->RecordCall(Protocol::kGrpc, Method::kValidateMove, grpc::OK,
-                            absl::Microseconds(i % 100), 3, 5);
+        metrics->RecordCall(Protocol::kGrpc, Method::kValidateMove,
+                            absl::StatusCode::kOk, absl::Microseconds(i % 100),
+                            3, 5);
         metrics->RecordVariant(Method::kValidateMove, Preset("halma-16x16"));
       }
     });
@@ -451,10 +453,11 @@ TEST(MetricsTest, ExpositionPassesPromtool) {
   ASSERT_FALSE(promtool.empty())
       << "promtool not found at configure time: apt-get install prometheus";
   std::unique_ptr<Metrics> metrics = MustCreate();
-  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves, grpc::OK,
-                      absl::Microseconds(42), 20, 900);
+  metrics->RecordCall(Protocol::kGrpc, Method::kLegalMoves,
+                      absl::StatusCode::kOk, absl::Microseconds(42), 20, 900);
   metrics->RecordCall(Protocol::kConnect, Method::kAdjudicate,
-                      grpc::RESOURCE_EXHAUSTED, absl::Seconds(30), 1, 1);
+                      absl::StatusCode::kResourceExhausted, absl::Seconds(30),
+                      1, 1);
   metrics->RecordVariant(Method::kLegalMoves, Preset("brainking-8x8"));
   metrics->RecordIllegal(v1::ILLEGAL_REASON_UNREACHABLE);
   metrics->RecordRejected(Limit::kMaxCallSeconds);

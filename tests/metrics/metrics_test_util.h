@@ -56,9 +56,9 @@ inline double Value(const std::vector<prometheus::MetricFamily>& families,
 // histograms are left out of the exposition).
 inline double HistogramCount(
     const std::vector<prometheus::MetricFamily>& families,
-    const LabelMap& labels) {
-  const prometheus::ClientMetric* metric =
-      FindSeries(families, "halma_rpc_duration_seconds", labels);
+    const LabelMap& labels,
+    const std::string& name = "halma_rpc_duration_seconds") {
+  const prometheus::ClientMetric* metric = FindSeries(families, name, labels);
   return metric == nullptr
              ? 0
              : static_cast<double>(metric->histogram.sample_count);

@@ -1,0 +1,119 @@
+#include "service/core/record_view.h"
+
+#include <cstdint>
+
+namespace halma::service {
+namespace {
+
+// A varint of at most 32 bits at `*at`, advancing it; false if truncated
+// or longer than five bytes.
+bool ReadVarint32(const char*& at, const char* end, std::uint32_t* value) {
+  std::uint32_t result = 0;
+  for (int shift = 0; shift < 35 && at < end; shift += 7) {
+    const auto byte = static_cast<std::uint8_t>(*at++);
+    result |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      // A fifth byte may carry only the top four bits.
+      if (shift == 28 && byte > 0x0f) return false;
+      *value = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The next length-delimited field at `*at` (its tag and value), advancing
+// past it; false if the bytes end or the length runs past them. Any other
+// wire type reads as a tag the callers do not accept.
+bool ReadField(const char*& at, const char* end, std::uint32_t* tag,
+               absl::string_view* value) {
+  std::uint32_t length;
+  if (!ReadVarint32(at, end, tag) || !ReadVarint32(at, end, &length) ||
+      length > static_cast<std::size_t>(end - at)) {
+    return false;
+  }
+  *value = absl::string_view(at, length);
+  at += length;
+  return true;
+}
+
+bool IsAscii(absl::string_view text) {
+  unsigned char any = 0;
+  for (char c : text) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
+}  // namespace
+
+bool ReadAdjudicateRequest(absl::string_view bytes,
+                           AdjudicateRequestView* view) {
+  // Tags of AdjudicateRequest's fields, all length-delimited.
+  constexpr std::uint32_t kVariant = (1 << 3) | 2;
+  constexpr std::uint32_t kStartPosition = (2 << 3) | 2;
+  constexpr std::uint32_t kMoves = (3 << 3) | 2;
+  view->variant = {};
+  view->start_position = {};
+  view->moves.clear();
+  bool seen_variant = false;
+  bool seen_start = false;
+  const char* at = bytes.data();
+  const char* const end = at + bytes.size();
+  while (at < end) {
+    std::uint32_t tag;
+    absl::string_view value;
+    if (!ReadField(at, end, &tag, &value)) return false;
+    switch (tag) {
+      case kVariant:
+        // A second one would be merged into the first: left to protobuf.
+        if (seen_variant) return false;
+        seen_variant = true;
+        view->variant = value;
+        break;
+      case kStartPosition:
+        if (seen_start || !IsAscii(value)) return false;
+        seen_start = true;
+        view->start_position = value;
+        break;
+      case kMoves:
+        if (!IsAscii(value)) return false;
+        view->moves.push_back(value);
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
+                                 AdjudicateRequestView* record) {
+  constexpr std::uint32_t kId = (1 << 3) | 2;
+  constexpr std::uint32_t kRecord = (2 << 3) | 2;
+  *id = {};
+  bool seen_id = false;
+  bool seen_record = false;
+  absl::string_view record_bytes;
+  const char* at = bytes.data();
+  const char* const end = at + bytes.size();
+  while (at < end) {
+    std::uint32_t tag;
+    absl::string_view value;
+    if (!ReadField(at, end, &tag, &value)) return false;
+    if (tag == kId && !seen_id && IsAscii(value)) {
+      seen_id = true;
+      *id = value;
+    } else if (tag == kRecord && !seen_record) {
+      seen_record = true;
+      record_bytes = value;
+    } else {
+      return false;  // Repeated (merged) fields, non-ASCII, unknown: protobuf.
+    }
+  }
+  return ReadAdjudicateRequest(record_bytes, record);
+}
+
+void ReleaseLargeBuffers(AdjudicateRequestView* view) {
+  if (view->moves.capacity() > 4096) view->moves = {};
+}
+
+}  // namespace halma::service

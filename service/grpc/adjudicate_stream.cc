@@ -1,0 +1,406 @@
+#include "service/grpc/adjudicate_stream.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "google/protobuf/arena.h"
+#include "grpcpp/alarm.h"
+#include "halma/v1/halma.pb.h"
+#include "service/core/record_view.h"
+#include "service/core/request_bytes.h"
+#include "service/core/rules_core.h"
+#include "service/grpc/hand_over.h"
+
+namespace halma::service {
+
+bool StreamRegistry::Add(Member* member) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ending_) return false;
+  members_.insert(member);
+  return true;
+}
+
+void StreamRegistry::Remove(Member* member) {
+  std::lock_guard<std::mutex> lock(mu_);
+  members_.erase(member);
+}
+
+void StreamRegistry::EndAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ending_ = true;
+  for (Member* member : members_) member->EndForShutdown();
+}
+
+int StreamRegistry::open() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(members_.size());
+}
+
+namespace {
+
+using grpc::ByteBuffer;
+
+constexpr absl::string_view kMethod =
+    RulesMethodName(RulesMethod::kAdjudicateStream);
+
+class AdjudicateStreamReactor final
+    : public grpc::ServerBidiReactor<ByteBuffer, ByteBuffer>,
+      public StreamRegistry::Member,
+      public AdmissionGate::Waiter {
+ public:
+  AdjudicateStreamReactor(const GrpcRulesEdge& edge, StreamRegistry* registry,
+                          grpc::CallbackServerContext* context)
+      : edge_(edge),
+        registry_(registry),
+        context_(context),
+        deadline_(absl::FromChrono(context->deadline())),
+        call_(*edge.observer, metrics::Protocol::kGrpc,
+              metrics::Method::kAdjudicateStream) {
+    NotePeer(call_, *edge.observer, context);
+    if (!registry_->Add(this)) {
+      const absl::Status refused = absl::UnavailableError(
+          "AdjudicateStream: the server is shutting down; send the records "
+          "to another server");
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        finished_ = true;
+        call_.Finish(refused);
+      }
+      GrpcHandOver();
+      Finish(ToGrpcStatus(refused, nullptr));
+      return;
+    }
+    registered_ = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      read_outstanding_ = true;
+    }
+    GrpcHandOver();
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    GrpcHandOver();
+    if (!ok) {
+      Actions actions;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        read_outstanding_ = false;
+        input_closed_ = true;
+        actions = NextActionsLocked();
+      }
+      Perform(actions);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      read_outstanding_ = false;
+      if (finished_) return;  // Arrived as the call was being ended.
+      processing_ = true;
+      call_.AddRequestBytes(request_.Length());
+    }
+    record_arrived_ = absl::Now();
+    absl::StatusOr<AdmissionGate::Slot> entered =
+        edge_.gate->Enter({.method = kMethod, .deadline = deadline_}, this);
+    if (!entered.ok()) {
+      AnswerRecord(AdmissionGate::Slot(), entered.status());
+    } else if (*entered) {
+      AnswerRecord(*std::move(entered), absl::OkStatus());
+    }
+    // Otherwise the record waits for a slot: Admit or Refuse follows.
+  }
+
+  // The gate's answer for the waiting record, on the thread that freed a
+  // slot, found the wait over or cancelled it: the record is answered on
+  // one of gRPC's executor threads instead (an alarm due at once).
+  void Admit(AdmissionGate::Slot slot) override { Resume(std::move(slot), {}); }
+  void Refuse(absl::Status status) override {
+    Resume(AdmissionGate::Slot(), std::move(status));
+  }
+
+  void OnWriteDone(bool ok) override {
+    GrpcHandOver();
+    Actions actions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      writing_ = false;
+      if (!ok) broken_ = true;
+      actions = NextActionsLocked();
+    }
+    Perform(actions);
+  }
+
+  void OnCancel() override {
+    GrpcHandOver();
+    Actions actions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      broken_ = true;
+      actions = NextActionsLocked();
+    }
+    // A record waiting for a slot stops waiting.
+    edge_.gate->Cancel(this, absl::CancelledError(
+                                 absl::StrCat(kMethod,
+                                              ": call cancelled while a record "
+                                              "waited for a slot")));
+    Perform(actions);
+  }
+
+  void OnDone() override {
+    GrpcHandOver();
+    if (registered_) registry_->Remove(this);
+    delete this;
+  }
+
+  void EndForShutdown() override {
+    Actions actions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ending_ = true;
+      actions = NextActionsLocked();
+    }
+    // Only Finish can follow from ending (no read or write starts), and
+    // Finish never calls back into the registry: safe under its lock. A
+    // record waiting for a slot goes on waiting: it was received.
+    Perform(actions);
+  }
+
+ private:
+  // What to start once the lock is released: gRPC's Start* and Finish are
+  // never called with mu_ held.
+  struct Actions {
+    bool read = false;
+    bool write = false;
+    bool finish = false;
+    grpc::Status status;
+  };
+
+  void Resume(AdmissionGate::Slot slot, absl::Status refused) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      resumed_slot_ = std::move(slot);
+      resumed_refusal_ = std::move(refused);
+    }
+    // A new alarm each time: one whose callback is running may not be set
+    // again, but may be destroyed (gRPC keeps it alive until the callback
+    // returns).
+    alarm_ = std::make_unique<grpc::Alarm>();
+    GrpcHandOver();
+    alarm_->Set(std::chrono::system_clock::now(), [this](bool /*fired*/) {
+      GrpcHandOver();
+      AdmissionGate::Slot slot;
+      absl::Status refused;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        slot = std::move(resumed_slot_);
+        refused = std::move(resumed_refusal_);
+      }
+      AnswerRecord(std::move(slot), refused);
+    });
+  }
+
+  // Answers the record in request_, with `slot` held, or with the error
+  // `refused` when the gate refused it.
+  void AnswerRecord(AdmissionGate::Slot slot, const absl::Status& refused) {
+    call_.NoteQueueWait(slot ? slot.waited() : absl::Now() - record_arrived_);
+    ByteBuffer answer = Answer(refused);
+    // The slot is given back before the answer is queued.
+    slot.Release();
+    Actions actions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      processing_ = false;
+      ++answered_;
+      call_.AddResponseBytes(answer.Length());
+      if (writing_) {
+        pending_ = std::move(answer);
+        has_pending_ = true;
+      } else {
+        response_ = std::move(answer);
+        writing_ = true;
+        actions.write = true;
+      }
+      Actions more = NextActionsLocked();
+      actions.read = more.read;
+      actions.finish = more.finish;
+      actions.status = more.status;
+    }
+    Perform(actions);
+  }
+
+  // The answer to request_: its id and the adjudication, or the error
+  // Adjudicate would have ended the call with (`refused`, when the gate
+  // refused the record).
+  ByteBuffer Answer(const absl::Status& refused) {
+    alignas(16) char first_block[8192];
+    google::protobuf::Arena arena(
+        ArenaOnStack(first_block, sizeof(first_block)));
+    auto* answer =
+        google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamResponse>(
+            &arena);
+    grpc::CallbackServerContext* const context = context_;
+    auto cancelled = [context] { return context->IsCancelled(); };
+    // Each record gets the maximum call time from its own start.
+    const Checkpoint checkpoint = edge_.gate->MakeCheckpoint(
+        kMethod, GatedWork(RulesMethod::kAdjudicateStream), deadline_,
+        cancelled);
+    // The common form is read in place, as Adjudicate reads its request:
+    // no string of the record is copied.
+    grpc::Slice slice;
+    absl::string_view id;
+    const absl::string_view bytes = FlatBytes(request_, &slice, &storage_);
+    if (ReadAdjudicateStreamRequest(bytes, &id, &view_) &&
+        id.size() <= kMaxRecordIdBytes) {
+      std::optional<absl::Status> status =
+          refused.ok()
+              ? AdjudicateInPlace(*edge_.core, view_, &arena, checkpoint, call_,
+                                  answer->mutable_result())
+              : std::optional<absl::Status>(refused);
+      if (status.has_value()) {
+        answer->set_id(std::string(id));
+        request_.Clear();
+        ReleaseBuffers();
+        return Serialized(*status, answer);
+      }
+    }
+    auto* request =
+        google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamRequest>(
+            &arena);
+    absl::Status status = ParseRequest(bytes, request);
+    request_.Clear();
+    ReleaseBuffers();
+    if (status.ok()) {
+      if (request->id().size() > kMaxRecordIdBytes) {
+        answer->set_id(request->id().substr(0, kMaxRecordIdBytes));
+        status = absl::InvalidArgumentError(
+            absl::StrCat("id: ", request->id().size(), " bytes, more than the ",
+                         kMaxRecordIdBytes, " an id may have"));
+      } else {
+        answer->set_id(request->id());
+      }
+    }
+    if (status.ok()) status = refused;
+    if (status.ok()) {
+      call_.NoteVariant(request->record().variant());
+      status = edge_.core->Adjudicate(request->record(),
+                                      answer->mutable_result(), checkpoint);
+      if (status.ok()) NoteAnswer(call_, answer->result());
+    }
+    return Serialized(status, answer);
+  }
+
+  // A stream keeps the buffers of ordinary records from one to the next,
+  // not those of a long one.
+  void ReleaseBuffers() {
+    ReleaseLargeBuffers(&view_);
+    if (storage_.capacity() > 64 * 1024) storage_ = std::string();
+  }
+
+  // The answer's bytes, with `status` as its error when not OK.
+  ByteBuffer Serialized(const absl::Status& status,
+                        v1::AdjudicateStreamResponse* answer) {
+    if (!status.ok()) {
+      call_.NoteRefusal(status);
+      answer->clear_result();
+      v1::RecordError* error = answer->mutable_error();
+      error->set_code(static_cast<int>(status.code()));
+      error->set_message(std::string(status.message()));
+    }
+    ByteBuffer bytes;
+    if (!SerializeResponse(*answer, &bytes).ok()) bytes.Clear();
+    return bytes;
+  }
+
+  // Decides, under mu_, what comes next: the pending answer's write, the
+  // next read, or the end of the call (observed here, under the lock).
+  Actions NextActionsLocked() {
+    Actions actions;
+    if (finished_) return actions;
+    if (!writing_ && has_pending_ && !broken_) {
+      response_ = std::move(pending_);
+      has_pending_ = false;
+      writing_ = true;
+      actions.write = true;
+    }
+    const bool stopping = input_closed_ || ending_ || broken_;
+    if (!stopping && !read_outstanding_ && !processing_ && !has_pending_) {
+      read_outstanding_ = true;
+      actions.read = true;
+    }
+    if (stopping && !processing_ && !writing_ && !actions.write &&
+        (!has_pending_ || broken_)) {
+      finished_ = true;
+      actions.finish = true;
+      absl::Status status;
+      if (broken_) {
+        status = absl::CancelledError("AdjudicateStream: call cancelled");
+      } else if (!input_closed_) {
+        status = absl::UnavailableError(
+            absl::StrCat("AdjudicateStream: the server is shutting down "
+                         "after answering ",
+                         answered_,
+                         " records; send the rest to another "
+                         "server"));
+      }
+      call_.Finish(status);
+      actions.status = ToGrpcStatus(status, nullptr);
+    }
+    return actions;
+  }
+
+  void Perform(const Actions& actions) {
+    if (actions.write || actions.read || actions.finish) GrpcHandOver();
+    if (actions.write) StartWrite(&response_);
+    if (actions.read) StartRead(&request_);
+    if (actions.finish) Finish(actions.status);
+  }
+
+  const GrpcRulesEdge edge_;
+  StreamRegistry* const registry_;
+  grpc::CallbackServerContext* const context_;
+  const absl::Time deadline_;
+  bool registered_ = false;
+
+  // Touched only by the one record being answered at a time (and the
+  // ObservedCall below by it, or under mu_).
+  ByteBuffer request_;
+  // The record read in place, and the bytes of a request that came in
+  // several slices.
+  AdjudicateRequestView view_;
+  std::string storage_;
+  absl::Time record_arrived_;
+  std::unique_ptr<grpc::Alarm> alarm_;
+  ObservedCall call_;
+
+  // Guards what follows (std::mutex: see StreamRegistry).
+  std::mutex mu_;
+  AdmissionGate::Slot resumed_slot_;
+  absl::Status resumed_refusal_;
+  ByteBuffer response_;  // Being written.
+  ByteBuffer pending_;   // Answered, not yet written.
+  bool has_pending_ = false;
+  bool read_outstanding_ = false;
+  bool processing_ = false;
+  bool writing_ = false;
+  bool input_closed_ = false;  // The client's half-close.
+  bool ending_ = false;        // Server shutdown.
+  bool broken_ = false;        // Cancelled or write failed.
+  bool finished_ = false;
+  long answered_ = 0;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<ByteBuffer, ByteBuffer>* NewAdjudicateStream(
+    const GrpcRulesEdge& edge, StreamRegistry* registry,
+    grpc::CallbackServerContext* context) {
+  return new AdjudicateStreamReactor(edge, registry, context);
+}
+
+}  // namespace halma::service

@@ -1,0 +1,158 @@
+#include "service/grpc/unary_calls.h"
+
+#include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "service/grpc/hand_over.h"
+
+namespace halma::service {
+
+google::protobuf::ArenaOptions ArenaOnStack(char* block, std::size_t size) {
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = size;
+  options.start_block_size = 4096;
+  options.max_block_size = 256 * 1024;
+  return options;
+}
+
+void NotePeer(ObservedCall& call, const CallObserver& observer,
+              grpc::CallbackServerContext* context) {
+  if (!observer.wants_peer()) return;
+  const auto& metadata = context->client_metadata();
+  const auto found = metadata.find("traceparent");
+  call.SetPeer(context->peer(), found == metadata.end()
+                                    ? absl::string_view()
+                                    : absl::string_view(found->second.data(),
+                                                        found->second.size()));
+}
+
+std::optional<absl::Status> AdjudicateInPlace(
+    const RulesCore& core, const AdjudicateRequestView& record,
+    google::protobuf::Arena* arena, const Checkpoint& checkpoint,
+    ObservedCall& call, v1::AdjudicateResponse* response) {
+  auto* variant = google::protobuf::Arena::CreateMessage<v1::Variant>(arena);
+  if (!variant->ParseFromArray(record.variant.data(),
+                               static_cast<int>(record.variant.size()))) {
+    return std::nullopt;
+  }
+  call.NoteVariant(*variant);
+  absl::Status status =
+      core.AdjudicateView(*variant, record, response, checkpoint);
+  if (status.ok()) NoteAnswer(call, *response);
+  return status;
+}
+
+grpc::ServerUnaryReactor* FinishCall(grpc::CallbackServerContext* context,
+                                     const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status, context));
+  return reactor;
+}
+
+GatedUnaryCall::GatedUnaryCall(const GrpcRulesEdge& edge, RulesMethod method,
+                               grpc::CallbackServerContext* context,
+                               const grpc::ByteBuffer* request,
+                               grpc::ByteBuffer* response, GatedCallWork work)
+    : edge_(edge),
+      method_(method),
+      context_(context),
+      request_(request),
+      response_(response),
+      work_(std::move(work)),
+      entered_(absl::Now()),
+      deadline_(absl::FromChrono(context->deadline())),
+      call_(*edge.observer, metrics::Protocol::kGrpc, metrics::MethodOf(method),
+            request->Length()) {
+  NotePeer(call_, *edge.observer, context);
+}
+
+grpc::ServerUnaryReactor* GatedUnaryCall::Start(
+    const GrpcRulesEdge& edge, RulesMethod method,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, GatedCallWork work) {
+  auto* call = new GatedUnaryCall(edge, method, context, request, response,
+                                  std::move(work));
+  absl::StatusOr<AdmissionGate::Slot> entered = edge.gate->Enter(
+      {.method = RulesMethodName(method), .deadline = call->deadline_}, call);
+  if (!entered.ok()) {
+    call->call_.NoteQueueWait(absl::ZeroDuration());
+    call->End(entered.status());
+  } else if (*entered) {
+    call->Run(*std::move(entered));
+  }
+  // Otherwise it waits: Admit or Refuse follows.
+  GrpcHandOver();
+  return call;
+}
+
+void GatedUnaryCall::Admit(AdmissionGate::Slot slot) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    slot_ = std::move(slot);
+  }
+  // Not here: this is the thread of the call that freed the slot.
+  GrpcHandOver();
+  alarm_.Set(std::chrono::system_clock::now(), [this](bool /*fired*/) {
+    GrpcHandOver();
+    AdmissionGate::Slot slot;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      slot = std::move(slot_);
+    }
+    Run(std::move(slot));
+  });
+}
+
+void GatedUnaryCall::Refuse(absl::Status status) {
+  call_.NoteQueueWait(absl::Now() - entered_);
+  End(status);
+}
+
+void GatedUnaryCall::CancelWait() {
+  // gRPC cancels a call whose deadline has passed too (by its own clock:
+  // a few milliseconds either way).
+  const bool late = absl::Now() >= deadline_ - absl::Milliseconds(10);
+  edge_.gate->Cancel(
+      this, late ? absl::DeadlineExceededError(absl::StrCat(
+                       RulesMethodName(method_),
+                       ": the deadline passed while the call waited for a "
+                       "slot (max_concurrent_adjudications)"))
+                 : absl::CancelledError(absl::StrCat(
+                       RulesMethodName(method_),
+                       ": call cancelled while it waited for a slot")));
+}
+
+void GatedUnaryCall::Run(AdmissionGate::Slot slot) {
+  call_.NoteQueueWait(slot.waited());
+  grpc::CallbackServerContext* const context = context_;
+  auto cancelled = [context] { return context->IsCancelled(); };
+  const Checkpoint checkpoint = edge_.gate->MakeCheckpoint(
+      RulesMethodName(method_), GatedWork(method_), deadline_, cancelled);
+  const absl::Status status = work_(checkpoint, *request_, response_, call_);
+  // The next call may start while this one's answer goes out.
+  slot.Release();
+  if (status.ok()) call_.AddResponseBytes(response_->Length());
+  End(status);
+}
+
+void GatedUnaryCall::End(const absl::Status& status) {
+  call_.Finish(status);
+  const grpc::Status finished = ToGrpcStatus(status, context_);
+  GrpcHandOver();
+  Finish(finished);
+}
+
+void GatedUnaryCall::OnDone() {
+  GrpcHandOver();
+  delete this;
+}
+
+void GatedUnaryCall::OnCancel() {
+  GrpcHandOver();
+  CancelWait();
+}
+
+}  // namespace halma::service

@@ -1,0 +1,100 @@
+// Adjudicate's in-place request reader (ReadAdjudicateRequest) against
+// protobuf's parser: what it accepts it reads exactly as protobuf does, and
+// what it does not accept (a second variant, unknown fields, non-ASCII
+// text, truncation) is left to the parser. (Over a real connection, the
+// same record answers the same whichever path reads it:
+// tests/service/grpc/request_reading_test.cc.)
+#include "service/core/record_view.h"
+
+#include <string>
+#include <vector>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "gtest/gtest.h"
+#include "halma/v1/halma.pb.h"
+
+namespace halma::service {
+namespace {
+
+// A length-delimited field: tag, length, bytes.
+std::string Field(int number, const std::string& bytes) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  {
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.WriteTag((number << 3) | 2);
+    coded.WriteVarint32(static_cast<uint32_t>(bytes.size()));
+    coded.WriteString(bytes);
+  }
+  return out;
+}
+
+// Reads `bytes` in place and, when it accepts them, checks the view against
+// protobuf's parse. Returns whether it accepted them.
+bool ReadsLikeProtobuf(const std::string& bytes) {
+  AdjudicateRequestView view;
+  if (!ReadAdjudicateRequest(bytes, &view)) return false;
+  v1::AdjudicateRequest parsed;
+  EXPECT_TRUE(parsed.ParseFromString(bytes));
+  v1::Variant variant;
+  EXPECT_TRUE(variant.ParseFromArray(view.variant.data(),
+                                     static_cast<int>(view.variant.size())));
+  EXPECT_EQ(variant.SerializeAsString(), parsed.variant().SerializeAsString());
+  EXPECT_EQ(view.start_position, parsed.start_position());
+  EXPECT_EQ(static_cast<int>(view.moves.size()), parsed.moves_size());
+  for (int i = 0; i < parsed.moves_size() && i < int(view.moves.size()); ++i) {
+    EXPECT_EQ(view.moves[i], parsed.moves(i)) << i;
+  }
+  return true;
+}
+
+const std::string kPreset = Field(1, Field(1, "brainking-8x8"));
+
+TEST(RequestViewTest, ReadsWhatSerializersWrite) {
+  v1::AdjudicateRequest request;
+  request.mutable_variant()->set_preset("classic-16x16");
+  request.set_start_position("");
+  for (int i = 0; i < 300; ++i) {
+    // Long enough (over 127 bytes) for a two-byte length now and then.
+    request.add_moves(std::string(1 + i % 200, 'a'));
+  }
+  EXPECT_TRUE(ReadsLikeProtobuf(request.SerializeAsString()));
+  EXPECT_TRUE(ReadsLikeProtobuf(""));  // The empty request.
+  request.mutable_variant()->mutable_custom()->set_board_size(8);
+  request.mutable_variant()->mutable_custom()->add_camp_rows(4);
+  request.set_start_position("8/8/8/8/8/8/8/8 w 0,0");
+  EXPECT_TRUE(ReadsLikeProtobuf(request.SerializeAsString()));
+}
+
+TEST(RequestViewTest, ReadsFieldsInAnyOrder) {
+  EXPECT_TRUE(ReadsLikeProtobuf(Field(3, "b1-d3") + Field(2, "x") + kPreset +
+                                Field(3, "h7-f5")));
+}
+
+TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
+  AdjudicateRequestView view;
+  for (const std::string& bytes : {
+           // Merged by protobuf, not read in place.
+           kPreset + kPreset,
+           Field(2, "a") + Field(2, "b"),
+           // Unknown field numbers and wire types.
+           kPreset + Field(4, "x"),
+           kPreset + std::string("\x18\x01", 2),  // Field 3 as a varint.
+           // Valid UTF-8 that is not ASCII, and invalid UTF-8.
+           kPreset + Field(3, "b1-d\xc3\xa9"),
+           kPreset + Field(2, "\xff"),
+           // Truncated: a length past the end, a varint cut short.
+           kPreset + std::string("\x1a\x05"
+                                 "ab",
+                                 4),
+           kPreset + std::string("\x1a\x80", 2),
+           std::string("\x1a\xff\xff\xff\xff\xff\x01", 7),
+       }) {
+    EXPECT_FALSE(ReadAdjudicateRequest(bytes, &view))
+        << testing::PrintToString(bytes);
+  }
+}
+
+}  // namespace
+}  // namespace halma::service
