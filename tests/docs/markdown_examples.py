@@ -4,8 +4,8 @@ An example is a line `$ COMMAND` inside a fenced block (```sh or ```text),
 continued on the next lines while it ends with a backslash, followed by what
 the command prints: the lines up to the next `$ ` line or the end of the
 block, trailing blank lines dropped. The end-to-end tests run the examples
-of their kind (tests/service/buf_curl_test.py: grpcurl and buf curl;
-tests/service/connect_curl_test.py: curl; tests/client/batch_test.py:
+of their kind (tests/service/reflection/buf_curl_test.py: grpcurl and buf curl;
+tests/service/connect/connect_curl_test.py: curl; tests/client/batch_test.py:
 halmactl) from the pages CMake gives them (tests/CMakeLists.txt), and
 tests/docs/docs_test.py checks that no other page has an example of those
 kinds.
