@@ -71,7 +71,8 @@ clang++-14            deb   CMakePresets.json asan/tsan
 # Running and testing the service
 /usr/sbin/nghttpx     deb   run-server.sh's front proxy; tests/service (limits, server), soak, bench/service, the image
 curl                  deb   tests/service/connect_curl_test.py and the README's curl examples; deploy/check.sh
-/usr/bin/openssl      deb   tests/service/process_test.cc (TLS test certificate)
+/usr/bin/openssl      deb   tests/service/server/process_test.cc (TLS test certificate)
+valgrind              deb   bench/callgrind.sh (instruction counts, docs/benchmarks.md)
 /usr/bin/prometheus   deb   tests/metrics/prometheus_e2e_test.py (a real Prometheus scrapes /metrics)
 promtool              deb   tests/metrics/metrics_test.cc (find_program; lints the exposition)
 /usr/bin/python3      deb   attack, soak, bench drivers, tests/client, tests/service, tests/metrics, client/python

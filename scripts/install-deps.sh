@@ -40,8 +40,11 @@ PACKAGES=(
   # and wrk (bench/service/http_bench.py's JSON endpoint, bench/http_libraries)
   nghttp2-client wrk
   # openssl makes the self-signed certificate of the TLS process test
-  # (tests/service/process_test.cc)
+  # (tests/service/server/process_test.cc)
   openssl
+  # valgrind: the engine's instruction counts (bench/callgrind.sh,
+  # docs/benchmarks.md), repeatable where times are not
+  valgrind
   # libcurl: the HTTP client of `halmactl conformance --protocol connect`
   # (client/halmactl/conformance.cc)
   libcurl4-openssl-dev
