@@ -23,7 +23,7 @@
 #include "fuzz/fuzz_input.h"
 #include "halma/movegen.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 #include "halma/variant.h"
 
 namespace {

@@ -32,7 +32,7 @@
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 
 namespace {
 

@@ -23,12 +23,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "fuzz/fuzz_input.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 
 namespace {
 

@@ -26,11 +26,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "fuzz/fuzz_input.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/record_text.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 
 namespace {
 

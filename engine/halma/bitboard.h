@@ -1,3 +1,5 @@
+// A set of squares as four 64-bit words, one per parity class (square.h),
+// with the bit operations and grid shifts move generation is built from.
 #ifndef HALMA_BITBOARD_H_
 #define HALMA_BITBOARD_H_
 

@@ -1,3 +1,5 @@
+// The squares a jump chain in progress can hop to next: what a player
+// building a chain hop by hop may add to it.
 #ifndef HALMA_CHAIN_CONTINUATIONS_H_
 #define HALMA_CHAIN_CONTINUATIONS_H_
 

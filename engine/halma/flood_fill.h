@@ -1,3 +1,6 @@
+// The jump-closure kernel of move generation: the squares each piece's jump
+// chains reach, layer by layer, several pieces at a time (SSE2 or AVX2,
+// chosen at start-up).
 #ifndef HALMA_FLOOD_FILL_H_
 #define HALMA_FLOOD_FILL_H_
 

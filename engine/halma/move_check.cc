@@ -1,6 +1,7 @@
 #include "halma/move_check.h"
 
-#include <cstdlib>
+#include <array>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "halma/movegen.h"
@@ -23,20 +24,97 @@ bool AreNeighbours(Square a, Square b) {
   return dx <= 1 && dy <= 1 && (dx | dy) != 0;
 }
 
-// Two squares apart on a rank, file or diagonal: the shape of one hop.
-bool IsHopShaped(Square a, Square b) {
-  const int dx = FileOf(b) - FileOf(a);
-  const int dy = RankOf(b) - RankOf(a);
-  return (dx == 0 || dx == 2 || dx == -2) && (dy == 0 || dy == 2 || dy == -2) &&
-         (dx | dy) != 0;
+// kOverSquare[s][k]: the square a hop from s jumps over, for the nine
+// class-grid offsets k = (dy + 1) * 3 + (dx + 1) of its landing square (dx,
+// dy in -1..1; k = 4 is no move). A hop stays in its parity class, where it
+// is a king move of one grid square (square.h). Entries that would leave
+// the 16x16 frame are never used (their landing square would be off it).
+constexpr std::array<std::array<Square, 9>, kSquareCount> MakeOverSquares() {
+  std::array<std::array<Square, 9>, kSquareCount> t{};
+  for (int s = 0; s < kSquareCount; ++s) {
+    const Square square = static_cast<Square>(s);
+    for (int k = 0; k < 9; ++k) {
+      const int x = FileOf(square) + k % 3 - 1;
+      const int y = RankOf(square) + k / 3 - 1;
+      const bool inside =
+          x >= 0 && y >= 0 && x < kMaxBoardSize && y < kMaxBoardSize;
+      t[s][k] = inside ? MakeSquare(x, y) : square;
+    }
+  }
+  return t;
+}
+constexpr auto kOverSquare = MakeOverSquares();
+
+// The grid offset index of a hop from `at` to `to` (see kOverSquare), or
+// -1 when `to` is no hop away: another class, the same square, or more
+// than one grid square away.
+inline int HopOffset(Square at, Square to) {
+  if (ClassOf(at) != ClassOf(to)) return -1;
+  const int dx = (to & 7) - (at & 7);
+  const int dy = ((to >> 3) & 7) - ((at >> 3) & 7);
+  if (static_cast<unsigned>(dx + 1) > 2 || static_cast<unsigned>(dy + 1) > 2 ||
+      (dx | dy) == 0) {
+    return -1;
+  }
+  return (dy + 1) * 3 + (dx + 1);
 }
 
-Square Middle(Square a, Square b) {
-  return MakeSquare((FileOf(a) + FileOf(b)) / 2, (RankOf(a) + RankOf(b)) / 2);
-}
+Square Middle(Square a, Square b) { return kOverSquare[a][HopOffset(a, b)]; }
 
 std::string Leg(Square a, Square b) {
   return absl::StrCat(FormatSquare(a), "-", FormatSquare(b));
+}
+
+// The message of an illegal verdict of CheckPathLegs (or of the shorthand
+// branch) for the move `squares`, whose leg `leg` is at fault.
+std::string Message(const Position& position, const Square* squares, int count,
+                    MoveVerdict verdict, int leg) {
+  const Seat mover = position.to_move;
+  const Square origin = squares[0];
+  const Square to = squares[leg];
+  const Square at = leg > 0 ? squares[leg - 1] : origin;
+  // Legs of a chain name their number; a two-square move has one.
+  const std::string hop =
+      count > 2 ? absl::StrCat(" (hop ", leg, ")") : std::string();
+  switch (verdict) {
+    case MoveVerdict::kEmptyOrigin:
+      return absl::StrCat("no piece on ", FormatSquare(origin));
+    case MoveVerdict::kNotYourPiece: {
+      Seat owner = mover;
+      position.PieceAt(origin, &owner);
+      return absl::StrCat(FormatSquare(origin), " holds a '", Letter(owner),
+                          "' piece, but '", Letter(mover), "' is to move");
+    }
+    case MoveVerdict::kSquareVisitedTwice:
+      if (count == 2) {
+        return absl::StrCat("the move ends on its origin ",
+                            FormatSquare(origin));
+      }
+      return absl::StrCat("the chain visits ", FormatSquare(to), " twice", hop);
+    case MoveVerdict::kNotAHop:
+      if (AreNeighbours(at, to)) {
+        return absl::StrCat(Leg(at, to),
+                            " is a step, and a step cannot be part of a "
+                            "jump chain",
+                            hop);
+      }
+      return absl::StrCat(Leg(at, to),
+                          " is not a hop: a hop lands two squares away on a "
+                          "rank, file or diagonal",
+                          hop);
+    case MoveVerdict::kNothingToJump:
+      return absl::StrCat("no piece on ", FormatSquare(Middle(at, to)),
+                          " to jump over in ", Leg(at, to), hop);
+    case MoveVerdict::kDestinationOccupied:
+      return absl::StrCat(FormatSquare(to), " is occupied");
+    case MoveVerdict::kLeavesTarget:
+      return absl::StrCat(
+          "target lock: the piece stands in its target camp and may not "
+          "land outside it on ",
+          FormatSquare(to));
+    default:
+      return std::string();
+  }
 }
 
 // The position after the mover's piece goes from `from` to `to` (or, for
@@ -105,63 +183,34 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
     return check;
   }
 
-  const auto& squares = move.squares;
+  const Square* const squares = move.squares.data();
+  const int count = static_cast<int>(move.squares.size());
   const Square origin = squares[0];
-  Seat owner;
-  if (!position.PieceAt(origin, &owner)) {
-    return Illegal(MoveVerdict::kEmptyOrigin,
-                   absl::StrCat("no piece on ", FormatSquare(origin)));
-  }
-  if (owner != mover) {
-    return Illegal(
-        MoveVerdict::kNotYourPiece,
-        absl::StrCat(FormatSquare(origin), " holds a '", Letter(owner),
-                     "' piece, but '", Letter(mover), "' is to move"));
-  }
   const Bitboard occupied = position.Occupied();
-  const bool lock = variant.spec.target_lock;
-  const Bitboard& target = variant.TargetCamp(mover);
-  const auto leaves_target = [&](Square to) {
-    return Illegal(MoveVerdict::kLeavesTarget,
-                   absl::StrCat("target lock: the piece stands in its target "
-                                "camp and may not land outside it on ",
-                                FormatSquare(to)));
-  };
-  const auto occupied_at = [&](Square to) {
-    return Illegal(MoveVerdict::kDestinationOccupied,
-                   absl::StrCat(FormatSquare(to), " is occupied"));
-  };
   Square path[kMaxPathSquares];
-
-  if (squares.size() == 2) {
+  if (count == 2 && IsShorthand(origin, squares[1])) {
+    // From here to there by any legal chain.
     const Square to = squares[1];
-    if (to == origin) {
+    if (!position.pieces[SeatIndex(mover)].Test(origin)) {
+      // The origin's verdict, as for any other move.
+      int failed_leg = 0;
+      const MoveVerdict verdict = CheckPathLegs(variant, position, occupied,
+                                                squares, count, &failed_leg);
+      return Illegal(verdict, Message(position, squares, count, verdict, 0));
+    }
+    if (occupied.Test(to)) {
+      return Illegal(MoveVerdict::kDestinationOccupied,
+                     Message(position, squares, count,
+                             MoveVerdict::kDestinationOccupied, 1));
+    }
+    const int found = FewestHopPath(variant, position, origin, to, path);
+    if (found > 0) return Legal(variant, position, path, found, detail);
+    if (variant.spec.target_lock &&
+        FewestHopPath(variant, position, origin, to, path,
+                      /*ignore_target_lock=*/true) > 0) {
       return Illegal(
-          MoveVerdict::kSquareVisitedTwice,
-          absl::StrCat("the move ends on its origin ", FormatSquare(origin)));
-    }
-    if (AreNeighbours(origin, to) || IsHopShaped(origin, to)) {
-      if (IsHopShaped(origin, to) && !occupied.Test(Middle(origin, to))) {
-        return Illegal(
-            MoveVerdict::kNothingToJump,
-            absl::StrCat("no piece on ", FormatSquare(Middle(origin, to)),
-                         " to jump over in ", Leg(origin, to)));
-      }
-      if (occupied.Test(to)) return occupied_at(to);
-      if (lock && target.Test(origin) && !target.Test(to)) {
-        return leaves_target(to);
-      }
-      path[0] = origin;
-      path[1] = to;
-      return Legal(variant, position, path, 2, detail);
-    }
-    // Shorthand: from here to there by any legal chain.
-    if (occupied.Test(to)) return occupied_at(to);
-    const int count = FewestHopPath(variant, position, origin, to, path);
-    if (count > 0) return Legal(variant, position, path, count, detail);
-    if (lock && FewestHopPath(variant, position, origin, to, path,
-                              /*ignore_target_lock=*/true) > 0) {
-      return leaves_target(to);
+          MoveVerdict::kLeavesTarget,
+          Message(position, squares, count, MoveVerdict::kLeavesTarget, 1));
     }
     return Illegal(
         MoveVerdict::kUnreachable,
@@ -169,65 +218,84 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
                      FormatSquare(to)));
   }
 
-  // A full path, checked hop by hop exactly as given. Each square's file
-  // and rank are worked out once, for the three shape tests.
-  Bitboard visited;
-  visited.Set(origin);
-  bool in_target = lock && target.Test(origin);
-  Square at = origin;
-  int at_x = FileOf(at);
-  int at_y = RankOf(at);
-  const Square* const given = squares.data();
-  const int given_count = static_cast<int>(squares.size());
-  for (int i = 1; i < given_count; ++i) {
-    const Square to = given[i];
-    if (visited.Test(to)) {
-      return Illegal(MoveVerdict::kSquareVisitedTwice,
-                     absl::StrCat("the chain visits ", FormatSquare(to),
-                                  " twice (hop ", i, ")"));
-    }
-    const int to_x = FileOf(to);
-    const int to_y = RankOf(to);
-    const int dx = to_x - at_x;
-    const int dy = to_y - at_y;
-    // Not both 0: `to` is not `at`, which has been visited.
-    if (dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1) {
-      return Illegal(MoveVerdict::kNotAHop,
-                     absl::StrCat(Leg(at, to),
-                                  " is a step, and a step cannot be part of a "
-                                  "jump chain (hop ",
-                                  i, ")"));
-    }
-    if ((dx != 0 && dx != 2 && dx != -2) || (dy != 0 && dy != 2 && dy != -2)) {
-      return Illegal(MoveVerdict::kNotAHop,
-                     absl::StrCat(Leg(at, to),
-                                  " is not a hop: a hop lands two squares away "
-                                  "on a rank, file or diagonal (hop ",
-                                  i, ")"));
-    }
-    const Square over = MakeSquare(at_x + dx / 2, at_y + dy / 2);
-    if (!occupied.Test(over) || over == origin) {
-      return Illegal(
-          MoveVerdict::kNothingToJump,
-          absl::StrCat("no piece on ", FormatSquare(over), " to jump over in ",
-                       Leg(at, to), " (hop ", i, ")"));
-    }
-    if (occupied.Test(to)) return occupied_at(to);
-    if (in_target && !target.Test(to)) return leaves_target(to);
-    if (lock && target.Test(to)) in_target = true;
-    visited.Set(to);
-    at = to;
-    at_x = to_x;
-    at_y = to_y;
+  int failed_leg = 0;
+  const MoveVerdict verdict =
+      CheckPathLegs(variant, position, occupied, squares, count, &failed_leg);
+  if (verdict != MoveVerdict::kLegal) {
+    return Illegal(verdict,
+                   Message(position, squares, count, verdict, failed_leg));
   }
-  if (detail == MoveDetail::kPositionOnly) {
+  const Square destination = squares[count - 1];
+  if (detail == MoveDetail::kPositionOnly || count == 2) {
     path[0] = origin;
-    path[1] = at;
+    path[1] = destination;
     return Legal(variant, position, path, 2, detail);
   }
   // Answers give the fewest-hop path to the same square.
-  const int count = FewestHopPath(variant, position, origin, at, path);
-  return Legal(variant, position, path, count, detail);
+  const int found = FewestHopPath(variant, position, origin, destination, path);
+  return Legal(variant, position, path, found, detail);
+}
+
+MoveVerdict CheckPathLegs(const Variant& variant, const Position& position,
+                          const Bitboard& occupied, const Square* squares,
+                          int count, int* failed_leg) {
+  const Seat mover = position.to_move;
+  const Square origin = squares[0];
+  *failed_leg = 0;
+  if (!occupied.Test(origin)) return MoveVerdict::kEmptyOrigin;
+  if (!position.pieces[SeatIndex(mover)].Test(origin)) {
+    return MoveVerdict::kNotYourPiece;
+  }
+  const bool lock = variant.spec.target_lock;
+  const Bitboard& target = variant.TargetCamp(mover);
+  *failed_leg = 1;
+  if (count == 2) {
+    // A step or a single hop.
+    const Square to = squares[1];
+    if (to == origin) return MoveVerdict::kSquareVisitedTwice;
+    const int hop = HopOffset(origin, to);
+    if (hop >= 0 && !occupied.Test(kOverSquare[origin][hop])) {
+      return MoveVerdict::kNothingToJump;
+    }
+    if (occupied.Test(to)) return MoveVerdict::kDestinationOccupied;
+    if (lock && target.Test(origin) && !target.Test(to)) {
+      return MoveVerdict::kLeavesTarget;
+    }
+    return MoveVerdict::kLegal;
+  }
+  // A chain, hop by hop exactly as written. Every landing square is in the
+  // origin's class, so the squares visited are bits of one grid word.
+  const int cls = ClassOf(origin);
+  std::uint64_t visited = std::uint64_t{1} << ClassIndexOf(origin);
+  bool in_target = lock && target.Test(origin);
+  Square at = origin;
+  for (int i = 1; i < count; ++i) {
+    const Square to = squares[i];
+    *failed_leg = i;
+    if (ClassOf(to) == cls && ((visited >> ClassIndexOf(to)) & 1) != 0) {
+      return MoveVerdict::kSquareVisitedTwice;
+    }
+    const int hop = HopOffset(at, to);
+    if (hop < 0) return MoveVerdict::kNotAHop;
+    const Square over = kOverSquare[at][hop];
+    // The origin is empty once the piece has left it.
+    if (!occupied.Test(over) || over == origin) {
+      return MoveVerdict::kNothingToJump;
+    }
+    if (occupied.Test(to)) return MoveVerdict::kDestinationOccupied;
+    if (lock) {
+      const bool lands_in_target = target.Test(to);
+      if (in_target && !lands_in_target) return MoveVerdict::kLeavesTarget;
+      in_target = in_target || lands_in_target;
+    }
+    visited |= std::uint64_t{1} << ClassIndexOf(to);
+    at = to;
+  }
+  return MoveVerdict::kLegal;
+}
+
+bool IsShorthand(Square from, Square to) {
+  return from != to && !AreNeighbours(from, to) && HopOffset(from, to) < 0;
 }
 
 const char* MoveVerdictName(MoveVerdict verdict) {

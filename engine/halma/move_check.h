@@ -1,12 +1,15 @@
+// The check of one move as written (docs/rules.md sections 3, 4 and 7):
+// legal, with the position after it and the fewest-hop path, or illegal,
+// with the reason and a message; and ApplyMove for a move known legal.
 #ifndef HALMA_MOVE_CHECK_H_
 #define HALMA_MOVE_CHECK_H_
 
 #include <string>
 #include <vector>
 
+#include "halma/game_status.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
 #include "halma/variant.h"
 
 namespace halma {
@@ -52,6 +55,22 @@ enum class MoveDetail {
 MoveCheck CheckMove(const Variant& variant, const Position& position,
                     const GameStatus& status, const MoveText& move,
                     MoveDetail detail = MoveDetail::kFewestHopPath);
+
+// The verdict CheckMove gives a move written square by square, for the
+// side to move of `position` (whose pieces `occupied` holds), leg by leg
+// with bit tests (docs/rules.md sections 3 and 7, in that section's order):
+// a step (two neighbouring squares), a single hop (two squares two apart on
+// a rank, file or diagonal) or a chain (three or more squares, each leg
+// checked as a hop exactly as written). `count` >= 2, squares on the
+// board; not for two-square shorthand (IsShorthand), which needs a search.
+// Checks nothing about the game being over or `pass`. When illegal,
+// `*failed_leg` is the leg at fault (1-based; 0: the origin itself).
+MoveVerdict CheckPathLegs(const Variant& variant, const Position& position,
+                          const Bitboard& occupied, const Square* squares,
+                          int count, int* failed_leg);
+// Two squares that are neither neighbours nor a hop apart: as a move, "from
+// here to there by any legal chain" (docs/rules.md section 4).
+bool IsShorthand(Square from, Square to);
 
 // Applies a legal move (or pass): moves the piece, counts the move and
 // names the next seat still playing. Requires CheckRoomForMove.

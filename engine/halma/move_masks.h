@@ -1,3 +1,6 @@
+// The geometry of steps and hops in the parity-class grids, as shifts and
+// edge masks, and the per-variant step and landing masks (target lock
+// included) that move generation starts from.
 #ifndef HALMA_MOVE_MASKS_H_
 #define HALMA_MOVE_MASKS_H_
 

@@ -1,3 +1,6 @@
+// Legal-move generation (docs/rules.md section 3): the move set in bitboard
+// form, the move list with fewest hops and paths, HasLegalMove,
+// FewestHopPath, and the order answers list moves in.
 #ifndef HALMA_MOVEGEN_H_
 #define HALMA_MOVEGEN_H_
 

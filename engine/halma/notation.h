@@ -1,3 +1,5 @@
+// The text notation of docs/rules.md section 4: parsing and formatting of
+// squares, moves and positions, with error messages that name the field.
 #ifndef HALMA_NOTATION_H_
 #define HALMA_NOTATION_H_
 
@@ -15,9 +17,9 @@
 
 namespace halma {
 
-// A move as written (docs/rules.md section 4): `pass`, or the squares it visits.
-// Most chains are short, so the squares are stored inline: parsing a move
-// (once per ply of a replayed record) allocates nothing.
+// A move as written (docs/rules.md section 4): `pass`, or the squares it
+// visits. Most chains are short, so the squares are stored inline: parsing a
+// move (once per ply of a replayed record) allocates nothing.
 struct MoveText {
   bool is_pass = false;
   absl::InlinedVector<Square, 16> squares;

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "halma/flood_fill.h"
+#include "halma/game_status.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
-#include "halma/status.h"
 
 namespace halma {
 namespace {

@@ -1,3 +1,5 @@
+// Perft: the number of distinct move sequences of a given depth from a
+// position, optionally split by first move.
 #ifndef HALMA_PERFT_H_
 #define HALMA_PERFT_H_
 

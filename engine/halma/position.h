@@ -1,3 +1,5 @@
+// A position (pieces, side to move, move counts), the start position, and
+// the well-formedness checks of docs/rules.md section 4.
 #ifndef HALMA_POSITION_H_
 #define HALMA_POSITION_H_
 
@@ -11,8 +13,8 @@
 
 namespace halma {
 
-// The most moves a seat's count can hold: docs/rules.md section 4 sets no bound,
-// this one is far beyond any game and keeps every sum of counts exact.
+// The most moves a seat's count can hold: docs/rules.md section 4 sets no
+// bound, this one is far beyond any game and keeps every sum of counts exact.
 inline constexpr int64_t kMaxMoveCount = std::numeric_limits<int64_t>::max();
 
 // A position: where every piece stands, whose turn it is and how many moves

@@ -12,10 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "halma/game_status.h"
 #include "halma/move_check.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
 
 namespace halma {
 namespace {

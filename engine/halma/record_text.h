@@ -1,3 +1,5 @@
+// The record text format of docs/record-format.md (tag pairs, numbered
+// moves, comments, result token): parsing, formatting and ResultToken.
 #ifndef HALMA_RECORD_TEXT_H_
 #define HALMA_RECORD_TEXT_H_
 
@@ -7,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/variant.h"
 
 namespace halma {

@@ -1,3 +1,4 @@
+// Seats (w, r, b, g), their home and target corners, and sets of seats.
 #ifndef HALMA_SEAT_H_
 #define HALMA_SEAT_H_
 
@@ -6,8 +7,8 @@
 
 namespace halma {
 
-// Seats are named after their home corner (docs/rules.md section 1). The numeric
-// value is the clockwise turn order w, r, b, g.
+// Seats are named after their home corner (docs/rules.md section 1). The
+// numeric value is the clockwise turn order w, r, b, g.
 enum class Seat : std::uint8_t { kW = 0, kR = 1, kB = 2, kG = 3 };
 inline constexpr int kMaxSeats = 4;
 

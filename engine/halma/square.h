@@ -1,3 +1,5 @@
+// Squares of the 16x16 frame, indexed by parity class, and the eight
+// directions of steps and hops.
 #ifndef HALMA_SQUARE_H_
 #define HALMA_SQUARE_H_
 

@@ -1,3 +1,5 @@
+// Variants (docs/rules.md section 2): the presets, custom specifications,
+// and the validated form with its camp and move masks precomputed.
 #ifndef HALMA_VARIANT_H_
 #define HALMA_VARIANT_H_
 
@@ -12,8 +14,8 @@
 
 namespace halma {
 
-// What a request says about a variant (docs/rules.md section 2): either a preset
-// or these fields given directly.
+// What a request says about a variant (docs/rules.md section 2): either a
+// preset or these fields given directly.
 struct VariantSpec {
   std::string name;  // Preset name, or empty for a custom variant.
   int board_size = 0;

@@ -26,7 +26,7 @@
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
 #include "tests/testdata.h"

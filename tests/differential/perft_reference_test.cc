@@ -25,7 +25,7 @@
 #include "halma/notation.h"
 #include "halma/perft.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "reference.h"
 #include "reference_perft.h"

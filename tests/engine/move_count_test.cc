@@ -7,11 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/move_check.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "test_util.h"
 

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/movegen.h"
 #include "halma/variant.h"
 #include "test_util.h"

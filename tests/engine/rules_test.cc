@@ -18,12 +18,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "test_util.h"
 

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
-#include "halma/status.h"
+#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
 #include "tests/testdata.h"

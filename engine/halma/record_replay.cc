@@ -1,7 +1,9 @@
-#include "halma/game.h"
+#include "halma/record_replay.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "halma/game_state.h"
+#include "halma/move_check.h"
 #include "halma/notation.h"
 
 namespace halma {
@@ -33,36 +35,61 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
   }
 
   GameRecordResult result;
-  result.final_position = start;
-  result.status = EvaluateStatus(variant, start);
+  GameState state(variant, start);
   for (int i = 0; i < move_count; ++i) {
     if (i % kCheckpointInterval == kCheckpointInterval - 1) {
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
-    if (absl::Status room = CheckRoomForMove(result.final_position);
-        !result.status.over && !room.ok()) {
+    const GameStatus& status = state.status();
+    const Position& position = state.position();
+    if (absl::Status room = CheckRoomForMove(position);
+        !status.over && !room.ok()) {
       // Only a start position at the very end of the count range gets here.
       return absl::InvalidArgumentError(absl::StrCat(
-          "ply ", i + 1, ": '",
-          std::string(1, SeatLetter(result.final_position.to_move)),
+          "ply ", i + 1, ": '", std::string(1, SeatLetter(position.to_move)),
           "' has made ", kMaxMoveCount,
           " moves, the most a count can hold, so this move cannot be counted "
           "(the start position leaves room for ",
           i, " moves)"));
     }
-    MoveCheck check = CheckMove(variant, result.final_position, result.status,
-                                moves[i], MoveDetail::kPositionOnly);
-    if (check.verdict != MoveVerdict::kLegal) {
+    const MoveText& move = moves[i];
+    const Square* const squares = move.squares.data();
+    const int count = static_cast<int>(move.squares.size());
+    // The common case, a move written square by square in a game in
+    // progress, is checked leg by leg on the state's bitboards; everything
+    // else (pass, shorthand, the game over, an illegal move's verdict and
+    // message) goes through CheckMove.
+    bool legal = false;
+    if (!status.over && !move.is_pass &&
+        !(count == 2 && IsShorthand(squares[0], squares[1]))) {
+      int failed_leg = 0;
+      legal =
+          state.CheckPath(squares, count, &failed_leg) == MoveVerdict::kLegal;
+    } else if (!status.over && move.is_pass) {
+      legal = status.must_pass;
+    } else {
+      legal =
+          CheckMove(variant, position, status, move, MoveDetail::kPositionOnly)
+              .verdict == MoveVerdict::kLegal;
+    }
+    if (!legal) {
+      MoveCheck check =
+          CheckMove(variant, position, status, move, MoveDetail::kPositionOnly);
       result.illegal_ply = i + 1;
       result.illegal_verdict = check.verdict;
       result.illegal_message = std::move(check.message);
       break;
     }
-    result.final_position = check.after;
-    result.status = EvaluateStatus(variant, result.final_position);
+    if (move.is_pass) {
+      state.PlayPass();
+    } else {
+      state.Play(squares[0], squares[count - 1]);
+    }
     ++result.legal_moves_played;
-    if (result.status.over) result.deciding_ply = i + 1;
+    if (state.status().over) result.deciding_ply = i + 1;
   }
+  result.status = state.status();
+  result.final_position = state.position();
   return result;
 }
 

@@ -2,13 +2,13 @@
 // positions alone with EvaluateStatus: in progress with the side to move,
 // round-completion turns, forced passes, finished and eliminated seats, and
 // the results of section 5.
-#include "halma/status.h"
+#include "halma/game_status.h"
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "halma/game.h"
+#include "halma/record_replay.h"
 #include "halma/position.h"
 #include "halma/variant.h"
 #include "test_util.h"
