@@ -32,11 +32,11 @@
 
 #include "benchmark/benchmark.h"
 #include "halma/flood_fill.h"
+#include "halma/game_status.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/perft.h"
 #include "halma/position.h"
-#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "reference.h"
 

@@ -5,7 +5,9 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
+#include "halma/popcount.h"
 #include "halma/square.h"
 
 namespace halma {
@@ -22,9 +24,13 @@ struct Bitboard {
   constexpr bool Any() const {
     return (word[0] | word[1] | word[2] | word[3]) != 0;
   }
+  // With popcnt where the CPU has it (popcount.h).
   constexpr int Count() const {
-    return std::popcount(word[0]) + std::popcount(word[1]) +
-           std::popcount(word[2]) + std::popcount(word[3]);
+    if (std::is_constant_evaluated()) {
+      return std::popcount(word[0]) + std::popcount(word[1]) +
+             std::popcount(word[2]) + std::popcount(word[3]);
+    }
+    return CountBits(word, 4);
   }
   friend constexpr Bitboard operator&(Bitboard a, const Bitboard& b) {
     for (int i = 0; i < 4; ++i) a.word[i] &= b.word[i];

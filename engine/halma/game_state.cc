@@ -1,6 +1,7 @@
 #include "halma/game_state.h"
 
 #include <cassert>
+#include <cstring>
 
 #include "halma/movegen.h"
 
@@ -57,77 +58,133 @@ bool operator==(const GameState& a, const GameState& b) {
   const GameStatus& x = a.status_;
   const GameStatus& y = b.status_;
   return a.variant_ == b.variant_ && a.position_ == b.position_ &&
-         a.occupied_ == b.occupied_ && a.tally_ == b.tally_ &&
-         x.over == y.over && x.to_move == y.to_move &&
+         std::memcmp(a.board_.seat_plus_one, b.board_.seat_plus_one,
+                     sizeof a.board_.seat_plus_one) == 0 &&
+         a.tally_ == b.tally_ && x.over == y.over && x.to_move == y.to_move &&
          x.round_completion_turn == y.round_completion_turn &&
          x.must_pass == y.must_pass && x.winners == y.winners &&
          x.rule == y.rule && x.finished == y.finished &&
          x.eliminated == y.eliminated;
 }
 
-GameState::GameState(const Variant& variant, const Position& position)
-    : variant_(&variant), position_(position), occupied_(position.Occupied()) {
-  for (int i = 0; i < variant.seat_count; ++i) {
-    const Seat s = variant.seats[i];
-    const int k = SeatIndex(s);
-    const Bitboard& pieces = position.pieces[k];
-    tally_.outside_target[k] =
-        static_cast<std::uint8_t>((pieces & ~variant.TargetCamp(s)).Count());
-    tally_.at_home[k] =
-        static_cast<std::uint8_t>((pieces & variant.HomeCamp(s)).Count());
-    if (tally_.outside_target[k] == 0) tally_.finished.Add(s);
-    if (variant.seat_count == 4 &&
-        BrokeHomeExit(variant, position, tally_, k)) {
-      tally_.eliminated.Add(s);
+[[gnu::always_inline]] inline bool GameState::CanMove(Seat seat) {
+  const int k = SeatIndex(seat);
+  if (board_.Holds(step_origin_[k], seat) &&
+      !board_.Occupied(step_destination_[k])) {
+    return true;
+  }
+  return FindMove(seat);
+}
+
+bool GameState::FindMove(Seat seat) {
+  const int k = SeatIndex(seat);
+  if (FindStep(*variant_, position_, position_.Occupied(), seat,
+               &step_origin_[k], &step_destination_[k])) {
+    return true;
+  }
+  return HasLegalMove(*variant_, position_, seat);
+}
+
+[[gnu::always_inline]] inline void GameState::DecideStatus() {
+  const Variant& variant = *variant_;
+  const Position& position = position_;
+  // Written field by field into status_: assembling a GameStatus in a
+  // local and copying it costs the compiler about 30 instructions of
+  // shifts and masks.
+  GameStatus& status = status_;
+  status.over = false;
+  status.to_move = position.to_move;
+  status.round_completion_turn = false;
+  status.must_pass = false;
+  status.winners = SeatSet{};
+  status.rule = DecidingRule::kNone;
+  status.finished = tally_.finished;
+  status.eliminated = tally_.eliminated;
+  const SeatSet playing{static_cast<std::uint8_t>(variant.in_play.bits &
+                                                  ~tally_.eliminated.bits)};
+  const auto over = [&status](SeatSet winners, DecidingRule rule) {
+    status.over = true;
+    status.winners = winners;
+    status.rule = rule;
+  };
+
+  bool round_completion_pending = false;
+  if (tally_.any_move_made) {
+    const Seat last = tally_.last_mover;
+    // 1. Target filled.
+    if ((rules_ & kRoundCompletion) == 0) {
+      if (status.finished.Has(last)) {
+        SeatSet winner;
+        winner.Add(last);
+        return over(winner, DecidingRule::kTargetFilled);
+      }
+    } else if (!status.finished.Empty()) {
+      // Finishers of the current round: the seats that have moved in it.
+      const int last_index = TurnIndex(variant, last);
+      SeatSet finishers;
+      for (int i = 0; i <= last_index; ++i) {
+        const Seat s = variant.seats[i];
+        if (position.move_count[SeatIndex(s)] ==
+                position.move_count[SeatIndex(last)] &&
+            status.finished.Has(s)) {
+          finishers.Add(s);
+        }
+      }
+      bool round_over = true;
+      for (int i = last_index + 1; i < variant.seat_count; ++i) {
+        if (playing.Has(variant.seats[i])) round_over = false;
+      }
+      if (!finishers.Empty()) {
+        if (round_over) return over(finishers, DecidingRule::kTargetFilled);
+        round_completion_pending = true;
+      }
+    }
+    // 2. Home-exit rule.
+    if (rules_ & kHomeExit) {
+      if (variant.seat_count == 2 &&
+          BrokeHomeExit(variant, position, tally_, SeatIndex(last))) {
+        SeatSet winner;
+        winner.Add(variant.NextSeat(last));
+        return over(winner, DecidingRule::kHomeExit);
+      }
+      if (variant.seat_count == 4 && playing.Count() == 1) {
+        return over(playing, DecidingRule::kHomeExit);
+      }
+    }
+    // 3. Move cap.
+    if (rules_ & kMoveCap) {
+      const int cap = variant.spec.move_cap;
+      bool all_capped = true;
+      for (int i = 0; i < variant.seat_count; ++i) {
+        const Seat s = variant.seats[i];
+        if (playing.Has(s) && position.move_count[SeatIndex(s)] < cap) {
+          all_capped = false;
+        }
+      }
+      if (all_capped) return over(playing, DecidingRule::kMoveCap);
     }
   }
-  tally_.any_move_made = position.AnyMoveMade();
-  if (tally_.any_move_made) tally_.last_mover = LastMover(variant, position);
-  DecideStatus();
-}
-
-GameState::UndoRecord GameState::Play(Square origin, Square destination) {
-  assert(!status_.over);
-  const Variant& variant = *variant_;
-  const Seat mover = position_.to_move;
-  const int m = SeatIndex(mover);
-  assert(position_.pieces[m].Test(origin) && !occupied_.Test(destination));
-  const UndoRecord record{origin, destination, false, mover, tally_, status_};
-  Bitboard& pieces = position_.pieces[m];
-  pieces.Clear(origin);
-  pieces.Set(destination);
-  occupied_.Clear(origin);
-  occupied_.Set(destination);
-  const Bitboard& target = variant.TargetCamp(mover);
-  const Bitboard& home = variant.HomeCamp(mover);
-  const int outside =
-      tally_.outside_target[m] + target.Test(origin) - target.Test(destination);
-  tally_.outside_target[m] = static_cast<std::uint8_t>(outside);
-  tally_.at_home[m] = static_cast<std::uint8_t>(
-      tally_.at_home[m] + home.Test(destination) - home.Test(origin));
-  if (outside == 0) {
-    tally_.finished.Add(mover);
-  } else {
-    tally_.finished.Remove(mover);
+  // 4. Everyone stuck. A seat owed a round-completion turn still gets it
+  // (even if it can only pass), so the finisher's result stands.
+  const bool side_can_move = CanMove(position.to_move);
+  if (!side_can_move && !round_completion_pending) {
+    bool anyone_can_move = false;
+    for (int i = 0; i < variant.seat_count && !anyone_can_move; ++i) {
+      const Seat s = variant.seats[i];
+      if (s != position.to_move && playing.Has(s)) anyone_can_move = CanMove(s);
+    }
+    if (!anyone_can_move) return over(playing, DecidingRule::kEveryoneStuck);
   }
-  AfterMove(mover);
-  return record;
+  status.round_completion_turn = round_completion_pending;
+  status.must_pass = !side_can_move;
 }
 
-GameState::UndoRecord GameState::PlayPass() {
-  assert(status_.must_pass);
-  const Seat mover = position_.to_move;
-  const UndoRecord record{0, 0, true, mover, tally_, status_};
-  AfterMove(mover);
-  return record;
-}
-
-void GameState::AfterMove(Seat mover) {
+[[gnu::always_inline]] inline void GameState::AfterMove(Seat mover) {
   const Variant& variant = *variant_;
   const int m = SeatIndex(mover);
   ++position_.move_count[m];
   tally_.any_move_made = true;
-  if (variant.seat_count == 2) {
+  if ((rules_ & kFourSeats) == 0) {
     // The two seats are w and b (SeatIndex 0 and 2), and nobody is
     // eliminated in a two-player game. LastMover of the new position is
     // the mover: its count now exceeds the other's by one (w moved) or
@@ -155,131 +212,81 @@ void GameState::AfterMove(Seat mover) {
   DecideStatus();
 }
 
+GameState::GameState(const Variant& variant, const Position& position)
+    : variant_(&variant), position_(position) {
+  FillMailbox(position, &board_);
+  if (variant.spec.round_completion) rules_ |= kRoundCompletion;
+  if (variant.spec.home_exit_limit > 0) rules_ |= kHomeExit;
+  if (variant.spec.move_cap > 0) rules_ |= kMoveCap;
+  if (variant.seat_count == 4) rules_ |= kFourSeats;
+  for (int i = 0; i < variant.seat_count; ++i) {
+    const Seat s = variant.seats[i];
+    const int k = SeatIndex(s);
+    const Bitboard& pieces = position.pieces[k];
+    tally_.outside_target[k] =
+        static_cast<std::uint8_t>((pieces & ~variant.TargetCamp(s)).Count());
+    tally_.at_home[k] =
+        static_cast<std::uint8_t>((pieces & variant.HomeCamp(s)).Count());
+    if (tally_.outside_target[k] == 0) tally_.finished.Add(s);
+    if (variant.seat_count == 4 &&
+        BrokeHomeExit(variant, position, tally_, k)) {
+      tally_.eliminated.Add(s);
+    }
+  }
+  tally_.any_move_made = position.AnyMoveMade();
+  if (tally_.any_move_made) tally_.last_mover = LastMover(variant, position);
+  DecideStatus();
+}
+
+void GameState::Apply(Square origin, Square destination) {
+  assert(!status_.over);
+  const Variant& variant = *variant_;
+  const Seat mover = position_.to_move;
+  const int m = SeatIndex(mover);
+  assert(board_.Holds(origin, mover) && !board_.Occupied(destination));
+  // The piece's bits: it leaves one set and enters one that was clear.
+  position_.pieces[m].word[origin >> 6] ^= std::uint64_t{1} << (origin & 63);
+  position_.pieces[m].word[destination >> 6] ^= std::uint64_t{1}
+                                                << (destination & 63);
+  board_.seat_plus_one[origin] = 0;
+  board_.seat_plus_one[destination] = static_cast<std::uint8_t>(m + 1);
+  const int target = static_cast<int>(TargetCorner(mover));
+  const int home = static_cast<int>(HomeCorner(mover));
+  const int camps_from = variant.camps_at[origin];
+  const int camps_to = variant.camps_at[destination];
+  const int outside = tally_.outside_target[m] + ((camps_from >> target) & 1) -
+                      ((camps_to >> target) & 1);
+  tally_.outside_target[m] = static_cast<std::uint8_t>(outside);
+  tally_.at_home[m] =
+      static_cast<std::uint8_t>(tally_.at_home[m] + ((camps_to >> home) & 1) -
+                                ((camps_from >> home) & 1));
+  if (outside == 0) {
+    tally_.finished.Add(mover);
+  } else {
+    tally_.finished.Remove(mover);
+  }
+  AfterMove(mover);
+}
+
+void GameState::ApplyPass() {
+  assert(status_.must_pass);
+  AfterMove(position_.to_move);
+}
+
 void GameState::Undo(const UndoRecord& record) {
   const int m = SeatIndex(record.mover);
   if (!record.pass) {
-    position_.pieces[m].Clear(record.destination);
-    position_.pieces[m].Set(record.origin);
-    occupied_.Clear(record.destination);
-    occupied_.Set(record.origin);
+    position_.pieces[m].word[record.origin >> 6] ^= std::uint64_t{1}
+                                                    << (record.origin & 63);
+    position_.pieces[m].word[record.destination >> 6] ^=
+        std::uint64_t{1} << (record.destination & 63);
+    board_.seat_plus_one[record.destination] = 0;
+    board_.seat_plus_one[record.origin] = static_cast<std::uint8_t>(m + 1);
   }
   --position_.move_count[m];
   position_.to_move = record.mover;
   tally_ = record.tally;
   status_ = record.status;
-}
-
-MoveVerdict GameState::CheckPath(const Square* squares, int count,
-                                 int* failed_leg) const {
-  return CheckPathLegs(*variant_, position_, occupied_, squares, count,
-                       failed_leg);
-}
-
-namespace {
-
-GameStatus Over(GameStatus status, SeatSet winners, DecidingRule rule) {
-  status.over = true;
-  status.winners = winners;
-  status.rule = rule;
-  status.round_completion_turn = false;
-  status.must_pass = false;
-  return status;
-}
-
-}  // namespace
-
-void GameState::DecideStatus() {
-  const Variant& variant = *variant_;
-  const Position& position = position_;
-  GameStatus status;
-  status.to_move = position.to_move;
-  status.finished = tally_.finished;
-  status.eliminated = tally_.eliminated;
-  const SeatSet playing{static_cast<std::uint8_t>(variant.in_play.bits &
-                                                  ~tally_.eliminated.bits)};
-
-  bool round_completion_pending = false;
-  if (tally_.any_move_made) {
-    const Seat last = tally_.last_mover;
-    // 1. Target filled.
-    if (!variant.spec.round_completion) {
-      if (status.finished.Has(last)) {
-        SeatSet winner;
-        winner.Add(last);
-        status_ = Over(status, winner, DecidingRule::kTargetFilled);
-        return;
-      }
-    } else if (!status.finished.Empty()) {
-      // Finishers of the current round: the seats that have moved in it.
-      const int last_index = TurnIndex(variant, last);
-      SeatSet finishers;
-      for (int i = 0; i <= last_index; ++i) {
-        const Seat s = variant.seats[i];
-        if (position.move_count[SeatIndex(s)] ==
-                position.move_count[SeatIndex(last)] &&
-            status.finished.Has(s)) {
-          finishers.Add(s);
-        }
-      }
-      bool round_over = true;
-      for (int i = last_index + 1; i < variant.seat_count; ++i) {
-        if (playing.Has(variant.seats[i])) round_over = false;
-      }
-      if (!finishers.Empty()) {
-        if (round_over) {
-          status_ = Over(status, finishers, DecidingRule::kTargetFilled);
-          return;
-        }
-        round_completion_pending = true;
-      }
-    }
-    // 2. Home-exit rule.
-    if (variant.seat_count == 2 &&
-        BrokeHomeExit(variant, position, tally_, SeatIndex(last))) {
-      SeatSet winner;
-      winner.Add(variant.NextSeat(last));
-      status_ = Over(status, winner, DecidingRule::kHomeExit);
-      return;
-    }
-    if (variant.seat_count == 4 && playing.Count() == 1) {
-      status_ = Over(status, playing, DecidingRule::kHomeExit);
-      return;
-    }
-    // 3. Move cap.
-    const int cap = variant.spec.move_cap;
-    if (cap > 0) {
-      bool all_capped = true;
-      for (int i = 0; i < variant.seat_count; ++i) {
-        const Seat s = variant.seats[i];
-        if (playing.Has(s) && position.move_count[SeatIndex(s)] < cap) {
-          all_capped = false;
-        }
-      }
-      if (all_capped) {
-        status_ = Over(status, playing, DecidingRule::kMoveCap);
-        return;
-      }
-    }
-  }
-  // 4. Everyone stuck. A seat owed a round-completion turn still gets it
-  // (even if it can only pass), so the finisher's result stands.
-  const bool side_can_move = HasLegalMove(variant, position, position.to_move);
-  if (!side_can_move && !round_completion_pending) {
-    bool anyone_can_move = false;
-    for (int i = 0; i < variant.seat_count && !anyone_can_move; ++i) {
-      const Seat s = variant.seats[i];
-      if (s != position.to_move && playing.Has(s)) {
-        anyone_can_move = HasLegalMove(variant, position, s);
-      }
-    }
-    if (!anyone_can_move) {
-      status_ = Over(status, playing, DecidingRule::kEveryoneStuck);
-      return;
-    }
-  }
-  status.round_completion_turn = round_completion_pending;
-  status.must_pass = !side_can_move;
-  status_ = status;
 }
 
 }  // namespace halma

@@ -46,7 +46,7 @@ struct GameTally {
 //
 // Construct it from a well-formed position (ParsePosition, or
 // CheckPositionConsistency OK; StartPosition). `variant` must outlive it.
-// The state is plain data of fixed size (copyable, about 200 bytes) and
+// The state is plain data of fixed size (copyable, about 500 bytes) and
 // nothing in it allocates.
 //
 // What Play expects (not checked, beyond debug-build asserts):
@@ -69,11 +69,11 @@ struct GameTally {
 //     destination, the count, the next seat still playing, and the status
 //     of the new position decided from the tallies. The one part that is
 //     not constant is the everyone-stuck check (rule 4), which needs
-//     whether the side to move has a legal move: HasLegalMove, which stops
-//     at the first step it finds (a few dozen instructions in any
-//     position with an empty square next to one of the side's pieces,
-//     which is nearly every position), and looks at hops and at the other
-//     seats only when the side to move has no step.
+//     whether the side to move has a legal move: a step it had before is
+//     checked with two bit tests (still its piece, still empty), else the
+//     first step is searched for (FindStep: usually a few words of the
+//     step masks), and hops and the other seats are looked at only when
+//     the side to move has no step at all.
 //   - status() after Play equals EvaluateStatus(variant, position()) field
 //     for field (tests/engine/game_state_test.cc checks it on every
 //     position of the differential test's playouts: every preset, custom
@@ -94,8 +94,10 @@ class GameState {
   // The status of position(), as EvaluateStatus gives it.
   const GameStatus& status() const { return status_; }
   const GameTally& tally() const { return tally_; }
-  // Every piece of every seat: position().Occupied(), kept up to date.
-  const Bitboard& occupied() const { return occupied_; }
+  // Every piece of every seat: position().Occupied().
+  Bitboard occupied() const { return position_.Occupied(); }
+  // The pieces square by square (FillMailbox), kept up to date.
+  const Mailbox& board() const { return board_; }
 
   // What Undo needs to take one move back. Kept by the caller (a search
   // keeps one per ply); small and trivially copyable.
@@ -108,35 +110,72 @@ class GameState {
     GameStatus status;
   };
 
-  // Plays a legal move of the side to move (see the class comment).
-  UndoRecord Play(Square origin, Square destination);
+  // Plays a legal move of the side to move (see the class comment). (The
+  // record is built here, inline, so that a caller that drops it, such as
+  // the replay, does not pay for it.)
+  UndoRecord Play(Square origin, Square destination) {
+    const UndoRecord record{origin, destination, false, position_.to_move,
+                            tally_, status_};
+    Apply(origin, destination);
+    return record;
+  }
   // Plays `pass` (only when status().must_pass).
-  UndoRecord PlayPass();
+  UndoRecord PlayPass() {
+    const UndoRecord record{0, 0, true, position_.to_move, tally_, status_};
+    ApplyPass();
+    return record;
+  }
   // Takes back the move of `record`, the last one played and not undone.
   void Undo(const UndoRecord& record);
 
   // The verdict CheckMove gives a move written square by square (a step,
-  // a single hop or a full chain; not `pass`, not two-square shorthand),
-  // worked out leg by leg with bit tests: CheckPathLegs (move_check.h) on
-  // this state's board. The replay checks each move with it before Play.
-  MoveVerdict CheckPath(const Square* squares, int count,
-                        int* failed_leg) const;
+  // a single hop or a full chain; not `pass`), worked out leg by leg with
+  // bit tests: CheckPathLegs (move_check.h) on this state's board, which
+  // also says when two squares are shorthand, for CheckMove's search. The
+  // replay checks each move with it before Play.
+  LegCheck CheckPath(const Square* squares, int count) const {
+    return CheckPathLegs(*variant_, position_.to_move, board_, squares, count);
+  }
 
   friend bool operator==(const GameState& a, const GameState& b);
 
  private:
+  // Which of the rules of docs/rules.md section 5 the variant turns on
+  // (GameState::rules_), so that the status needs one load to skip the
+  // others.
+  enum Rules : std::uint8_t {
+    kRoundCompletion = 1,
+    kHomeExit = 2,
+    kMoveCap = 4,
+    kFourSeats = 8,
+  };
+
+  void Apply(Square origin, Square destination);
+  void ApplyPass();
   // The count, the next seat still playing, the last mover and the status
   // after a move or pass of `mover`.
   void AfterMove(Seat mover);
   // Decides status_ from position_ and tally_ (docs/rules.md sections 5
   // and 6): the one copy of those rules.
   void DecideStatus();
+  // Whether `seat` has a legal move other than pass (HasLegalMove), from
+  // its step witness when that still holds.
+  bool CanMove(Seat seat);
+  // CanMove when the witness no longer holds: a new one, or a search.
+  bool FindMove(Seat seat);
 
   const Variant* variant_;
+  std::uint8_t rules_ = 0;  // Rules bits.
   Position position_;
-  Bitboard occupied_;
+  Mailbox board_;
   GameTally tally_;
   GameStatus status_;
+  // Per seat, a legal step found earlier (FindStep): while its origin
+  // holds the seat's piece and its destination is empty it is still legal,
+  // two loads instead of a search. A hint only: Undo leaves it, and
+  // operator== ignores it. (0, 0) never holds.
+  Square step_origin_[kMaxSeats] = {0, 0, 0, 0};
+  Square step_destination_[kMaxSeats] = {0, 0, 0, 0};
 };
 
 }  // namespace halma

@@ -4,6 +4,8 @@
 #ifndef HALMA_GAME_STATUS_H_
 #define HALMA_GAME_STATUS_H_
 
+#include <cstdint>
+
 #include "halma/position.h"
 #include "halma/seat.h"
 #include "halma/variant.h"
@@ -11,7 +13,7 @@
 namespace halma {
 
 // The rule of docs/rules.md section 5 that ended a game.
-enum class DecidingRule {
+enum class DecidingRule : std::uint8_t {
   kNone = 0,
   kTargetFilled,  // Including results of round completion.
   kHomeExit,      // A loss, or in four-player games the last seat standing.

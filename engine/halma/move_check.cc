@@ -18,17 +18,45 @@ MoveCheck Illegal(MoveVerdict verdict, std::string message) {
   return check;
 }
 
+// kFileRank[s]: RankOf(s) << 4 | FileOf(s), one load for both.
+constexpr std::array<std::uint8_t, kSquareCount> MakeFileRanks() {
+  std::array<std::uint8_t, kSquareCount> t{};
+  for (int s = 0; s < kSquareCount; ++s) {
+    const Square square = static_cast<Square>(s);
+    t[s] = static_cast<std::uint8_t>(RankOf(square) << 4 | FileOf(square));
+  }
+  return t;
+}
+constexpr auto kFileRank = MakeFileRanks();
+
 bool AreNeighbours(Square a, Square b) {
-  const int dx = std::abs(FileOf(a) - FileOf(b));
-  const int dy = std::abs(RankOf(a) - RankOf(b));
-  return dx <= 1 && dy <= 1 && (dx | dy) != 0;
+  const int dx = (kFileRank[a] & 15) - (kFileRank[b] & 15);
+  const int dy = (kFileRank[a] >> 4) - (kFileRank[b] >> 4);
+  return static_cast<unsigned>(dx + 1) <= 2 &&
+         static_cast<unsigned>(dy + 1) <= 2 && a != b;
 }
 
-// kOverSquare[s][k]: the square a hop from s jumps over, for the nine
-// class-grid offsets k = (dy + 1) * 3 + (dx + 1) of its landing square (dx,
-// dy in -1..1; k = 4 is no move). A hop stays in its parity class, where it
-// is a king move of one grid square (square.h). Entries that would leave
-// the 16x16 frame are never used (their landing square would be off it).
+// A hop stays in its parity class, where it is a king move of one grid
+// square (square.h). kGridHop[a][b]: for grid squares a and b of one class,
+// the index k = (dy + 1) * 3 + (dx + 1) of the move from a to b (dx, dy in
+// -1..1), or -1 when b is not next to a (or is a).
+constexpr std::array<std::array<std::int8_t, 64>, 64> MakeGridHops() {
+  std::array<std::array<std::int8_t, 64>, 64> t{};
+  for (int a = 0; a < 64; ++a) {
+    for (int b = 0; b < 64; ++b) {
+      const int dx = (b & 7) - (a & 7);
+      const int dy = (b >> 3) - (a >> 3);
+      const bool next = dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1 && a != b;
+      t[a][b] = static_cast<std::int8_t>(next ? (dy + 1) * 3 + (dx + 1) : -1);
+    }
+  }
+  return t;
+}
+constexpr auto kGridHop = MakeGridHops();
+
+// kOverSquare[s][k]: the square a hop from s jumps over, for the grid move
+// k of kGridHop (k = 4 is no move). Entries that would leave the 16x16
+// frame are never used (their landing square would be off it).
 constexpr std::array<std::array<Square, 9>, kSquareCount> MakeOverSquares() {
   std::array<std::array<Square, 9>, kSquareCount> t{};
   for (int s = 0; s < kSquareCount; ++s) {
@@ -45,18 +73,12 @@ constexpr std::array<std::array<Square, 9>, kSquareCount> MakeOverSquares() {
 }
 constexpr auto kOverSquare = MakeOverSquares();
 
-// The grid offset index of a hop from `at` to `to` (see kOverSquare), or
-// -1 when `to` is no hop away: another class, the same square, or more
-// than one grid square away.
+// The grid move index of a hop from `at` to `to` (see kGridHop), or -1
+// when `to` is no hop away: another class, the same square, or more than
+// one grid square away.
 inline int HopOffset(Square at, Square to) {
   if (ClassOf(at) != ClassOf(to)) return -1;
-  const int dx = (to & 7) - (at & 7);
-  const int dy = ((to >> 3) & 7) - ((at >> 3) & 7);
-  if (static_cast<unsigned>(dx + 1) > 2 || static_cast<unsigned>(dy + 1) > 2 ||
-      (dx | dy) == 0) {
-    return -1;
-  }
-  return (dy + 1) * 3 + (dx + 1);
+  return kGridHop[ClassIndexOf(at)][ClassIndexOf(to)];
 }
 
 Square Middle(Square a, Square b) { return kOverSquare[a][HopOffset(a, b)]; }
@@ -65,8 +87,8 @@ std::string Leg(Square a, Square b) {
   return absl::StrCat(FormatSquare(a), "-", FormatSquare(b));
 }
 
-// The message of an illegal verdict of CheckPathLegs (or of the shorthand
-// branch) for the move `squares`, whose leg `leg` is at fault.
+// The message of an illegal verdict of CheckPathLegs (or of CheckMove's
+// shorthand branch) for the move `squares`, whose leg `leg` is at fault.
 std::string Message(const Position& position, const Square* squares, int count,
                     MoveVerdict verdict, int leg) {
   const Seat mover = position.to_move;
@@ -187,26 +209,27 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
   const int count = static_cast<int>(move.squares.size());
   const Square origin = squares[0];
   const Bitboard occupied = position.Occupied();
+  Mailbox board;
+  FillMailbox(position, &board);
+  const LegCheck legs = CheckPathLegs(variant, mover, board, squares, count);
+  if (legs.verdict != MoveVerdict::kLegal) {
+    return Illegal(legs.verdict, Message(position, squares, count, legs.verdict,
+                                         legs.failed_leg));
+  }
   Square path[kMaxPathSquares];
-  if (count == 2 && IsShorthand(origin, squares[1])) {
+  const Square destination = squares[count - 1];
+  if (legs.shorthand) {
     // From here to there by any legal chain.
-    const Square to = squares[1];
-    if (!position.pieces[SeatIndex(mover)].Test(origin)) {
-      // The origin's verdict, as for any other move.
-      int failed_leg = 0;
-      const MoveVerdict verdict = CheckPathLegs(variant, position, occupied,
-                                                squares, count, &failed_leg);
-      return Illegal(verdict, Message(position, squares, count, verdict, 0));
-    }
-    if (occupied.Test(to)) {
+    if (occupied.Test(destination)) {
       return Illegal(MoveVerdict::kDestinationOccupied,
                      Message(position, squares, count,
                              MoveVerdict::kDestinationOccupied, 1));
     }
-    const int found = FewestHopPath(variant, position, origin, to, path);
+    const int found =
+        FewestHopPath(variant, position, origin, destination, path);
     if (found > 0) return Legal(variant, position, path, found, detail);
     if (variant.spec.target_lock &&
-        FewestHopPath(variant, position, origin, to, path,
+        FewestHopPath(variant, position, origin, destination, path,
                       /*ignore_target_lock=*/true) > 0) {
       return Illegal(
           MoveVerdict::kLeavesTarget,
@@ -215,17 +238,8 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
     return Illegal(
         MoveVerdict::kUnreachable,
         absl::StrCat("no jump chain leads from ", FormatSquare(origin), " to ",
-                     FormatSquare(to)));
+                     FormatSquare(destination)));
   }
-
-  int failed_leg = 0;
-  const MoveVerdict verdict =
-      CheckPathLegs(variant, position, occupied, squares, count, &failed_leg);
-  if (verdict != MoveVerdict::kLegal) {
-    return Illegal(verdict,
-                   Message(position, squares, count, verdict, failed_leg));
-  }
-  const Square destination = squares[count - 1];
   if (detail == MoveDetail::kPositionOnly || count == 2) {
     path[0] = origin;
     path[1] = destination;
@@ -236,66 +250,63 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
   return Legal(variant, position, path, found, detail);
 }
 
-MoveVerdict CheckPathLegs(const Variant& variant, const Position& position,
-                          const Bitboard& occupied, const Square* squares,
-                          int count, int* failed_leg) {
-  const Seat mover = position.to_move;
-  const Square origin = squares[0];
-  *failed_leg = 0;
-  if (!occupied.Test(origin)) return MoveVerdict::kEmptyOrigin;
-  if (!position.pieces[SeatIndex(mover)].Test(origin)) {
-    return MoveVerdict::kNotYourPiece;
-  }
+LegCheck CheckPathLegs(const Variant& variant, Seat mover, const Mailbox& board,
+                       const Square* squares, int count) {
+  const int origin = squares[0];
+  if (!board.Occupied(origin)) return {MoveVerdict::kEmptyOrigin, 0};
+  if (!board.Holds(origin, mover)) return {MoveVerdict::kNotYourPiece, 0};
   const bool lock = variant.spec.target_lock;
   const Bitboard& target = variant.TargetCamp(mover);
-  *failed_leg = 1;
+  const int cls = ClassOf(origin);
   if (count == 2) {
-    // A step or a single hop.
-    const Square to = squares[1];
-    if (to == origin) return MoveVerdict::kSquareVisitedTwice;
-    const int hop = HopOffset(origin, to);
-    if (hop >= 0 && !occupied.Test(kOverSquare[origin][hop])) {
-      return MoveVerdict::kNothingToJump;
+    // A step, a single hop, or shorthand.
+    const int to = squares[1];
+    if (ClassOf(to) == cls) {
+      if (to == origin) return {MoveVerdict::kSquareVisitedTwice, 1};
+      const int hop = kGridHop[ClassIndexOf(origin)][ClassIndexOf(to)];
+      if (hop < 0) return {MoveVerdict::kLegal, 0, /*shorthand=*/true};
+      if (!board.Occupied(kOverSquare[origin][hop])) {
+        return {MoveVerdict::kNothingToJump, 1};
+      }
+    } else if (!AreNeighbours(origin, to)) {
+      return {MoveVerdict::kLegal, 0, /*shorthand=*/true};
     }
-    if (occupied.Test(to)) return MoveVerdict::kDestinationOccupied;
+    if (board.Occupied(to)) return {MoveVerdict::kDestinationOccupied, 1};
     if (lock && target.Test(origin) && !target.Test(to)) {
-      return MoveVerdict::kLeavesTarget;
+      return {MoveVerdict::kLeavesTarget, 1};
     }
-    return MoveVerdict::kLegal;
+    return {};
   }
   // A chain, hop by hop exactly as written. Every landing square is in the
-  // origin's class, so the squares visited are bits of one grid word.
-  const int cls = ClassOf(origin);
+  // origin's class, so a square of another class is no hop away and the
+  // squares visited and the target camp are bits of one grid word. The
+  // jumped squares are of other classes, so the origin, which counts as
+  // empty once the piece has left it, is never one of them.
+  const std::uint64_t target_here = lock ? target.word[cls] : 0;
+  int at = origin;
   std::uint64_t visited = std::uint64_t{1} << ClassIndexOf(origin);
-  bool in_target = lock && target.Test(origin);
-  Square at = origin;
+  bool in_target = (target_here >> ClassIndexOf(origin)) & 1;
   for (int i = 1; i < count; ++i) {
-    const Square to = squares[i];
-    *failed_leg = i;
-    if (ClassOf(to) == cls && ((visited >> ClassIndexOf(to)) & 1) != 0) {
-      return MoveVerdict::kSquareVisitedTwice;
+    const int to = squares[i];
+    if (ClassOf(to) != cls) return {MoveVerdict::kNotAHop, i};
+    const int to_index = ClassIndexOf(to);
+    if ((visited >> to_index) & 1) {
+      return {MoveVerdict::kSquareVisitedTwice, i};
     }
-    const int hop = HopOffset(at, to);
-    if (hop < 0) return MoveVerdict::kNotAHop;
-    const Square over = kOverSquare[at][hop];
-    // The origin is empty once the piece has left it.
-    if (!occupied.Test(over) || over == origin) {
-      return MoveVerdict::kNothingToJump;
+    const int hop = kGridHop[ClassIndexOf(at)][to_index];
+    if (hop < 0) return {MoveVerdict::kNotAHop, i};
+    if (!board.Occupied(kOverSquare[at][hop])) {
+      return {MoveVerdict::kNothingToJump, i};
     }
-    if (occupied.Test(to)) return MoveVerdict::kDestinationOccupied;
-    if (lock) {
-      const bool lands_in_target = target.Test(to);
-      if (in_target && !lands_in_target) return MoveVerdict::kLeavesTarget;
-      in_target = in_target || lands_in_target;
-    }
-    visited |= std::uint64_t{1} << ClassIndexOf(to);
+    if (board.Occupied(to)) return {MoveVerdict::kDestinationOccupied, i};
+    // Target lock (target_here is 0 without it).
+    const bool lands_in_target = (target_here >> to_index) & 1;
+    if (in_target && !lands_in_target) return {MoveVerdict::kLeavesTarget, i};
+    in_target = lands_in_target;
+    visited |= std::uint64_t{1} << to_index;
     at = to;
   }
-  return MoveVerdict::kLegal;
-}
-
-bool IsShorthand(Square from, Square to) {
-  return from != to && !AreNeighbours(from, to) && HopOffset(from, to) < 0;
+  return {};
 }
 
 const char* MoveVerdictName(MoveVerdict verdict) {

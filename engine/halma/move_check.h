@@ -56,21 +56,28 @@ MoveCheck CheckMove(const Variant& variant, const Position& position,
                     const GameStatus& status, const MoveText& move,
                     MoveDetail detail = MoveDetail::kFewestHopPath);
 
-// The verdict CheckMove gives a move written square by square, for the
-// side to move of `position` (whose pieces `occupied` holds), leg by leg
-// with bit tests (docs/rules.md sections 3 and 7, in that section's order):
-// a step (two neighbouring squares), a single hop (two squares two apart on
-// a rank, file or diagonal) or a chain (three or more squares, each leg
-// checked as a hop exactly as written). `count` >= 2, squares on the
-// board; not for two-square shorthand (IsShorthand), which needs a search.
-// Checks nothing about the game being over or `pass`. When illegal,
-// `*failed_leg` is the leg at fault (1-based; 0: the origin itself).
-MoveVerdict CheckPathLegs(const Variant& variant, const Position& position,
-                          const Bitboard& occupied, const Square* squares,
-                          int count, int* failed_leg);
-// Two squares that are neither neighbours nor a hop apart: as a move, "from
-// here to there by any legal chain" (docs/rules.md section 4).
-bool IsShorthand(Square from, Square to);
+// What CheckPathLegs finds.
+struct LegCheck {
+  MoveVerdict verdict = MoveVerdict::kLegal;
+  // When illegal, the leg at fault: 1-based, 0 for the origin itself.
+  int failed_leg = 0;
+  // Two squares that are neither neighbours nor a hop apart: shorthand
+  // for "from here to there by any legal chain" (docs/rules.md section 4),
+  // which needs a search (FewestHopPath). Only the origin has been checked
+  // then (verdict kLegal means it holds the mover's piece).
+  bool shorthand = false;
+};
+
+// The verdict CheckMove gives a move written square by square, for
+// `mover` in the position whose pieces `board` holds, leg by leg with
+// single-square tests, in the order of docs/rules.md section 7: a step (two
+// neighbouring squares), a single hop (two squares two apart on a rank,
+// file or diagonal) or a chain (three or more squares, each leg checked as
+// a hop exactly as written). `count` >= 2, squares on the board. Checks
+// nothing about the game being over or `pass`. CheckMove and the record
+// replay (through GameState::CheckPath) both judge paths with it.
+LegCheck CheckPathLegs(const Variant& variant, Seat mover, const Mailbox& board,
+                       const Square* squares, int count);
 
 // Applies a legal move (or pass): moves the piece, counts the move and
 // names the next seat still playing. Requires CheckRoomForMove.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "halma/flood_fill.h"
+#include "halma/popcount.h"
 
 #ifdef HALMA_HAVE_AVX2_KERNEL
 #include <immintrin.h>
@@ -381,7 +382,7 @@ void FillMoveSet(const Variant& variant, const Position& position,
 
 }  // namespace
 
-int MoveSet::Count() const {
+HALMA_POPCNT_CLONES int MoveSet::Count() const {
   int count = 0;
   for (int d = 0; d < kDirectionCount; ++d) {
     for (int c = 0; c < 4; ++c) count += std::popcount(steps[d][c]);
@@ -537,6 +538,29 @@ bool HasLegalMove(const Variant& variant, const Position& position, Seat seat) {
   Jumpers(board, jumpers);
   for (int c = 0; c < 4; ++c) any |= movers.word[c] & jumpers[c];
   return any != 0;
+}
+
+bool FindStep(const Variant& variant, const Position& position,
+              const Bitboard& occupied, Seat seat, Square* origin,
+              Square* destination) {
+  const MoveMasks& masks = variant.MoveMasksOf(seat);
+  const Bitboard& movers = position.pieces[SeatIndex(seat)];
+  const Bitboard empty = variant.on_board & ~occupied;
+  for (int d = 0; d < kDirectionCount; ++d) {
+    for (int c = 0; c < 4; ++c) {
+      const StepRule& rule = kStepRules[c][d];
+      const std::uint64_t to = empty.word[rule.to];
+      const std::uint64_t from =
+          rule.shift >= 0 ? to >> rule.shift : to << -rule.shift;
+      const std::uint64_t steps = movers.word[c] & masks.step[d][c] & from;
+      if (steps != 0) {
+        *origin = FromClass(c, std::countr_zero(steps));
+        *destination = Neighbour(*origin, d);
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 int FewestHopPath(const Variant& variant, const Position& position,

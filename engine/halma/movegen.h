@@ -143,6 +143,15 @@ void GenerateLegalMoves(const Variant& variant, const Position& position,
 // True when `seat` has any legal move other than `pass`.
 bool HasLegalMove(const Variant& variant, const Position& position, Seat seat);
 
+// A legal step of `seat` in `position` (whose pieces `occupied` holds), if
+// it has one: its origin and destination, the first in a fixed order. A
+// step stays legal as long as its origin holds the seat's piece and its
+// destination is empty (target lock depends on those two squares alone),
+// so a caller may keep one as a witness that the seat can move.
+bool FindStep(const Variant& variant, const Position& position,
+              const Bitboard& occupied, Seat seat, Square* origin,
+              Square* destination);
+
 // The fewest-hop path from `origin` to `destination` for the piece standing
 // on `origin` (steps included: a neighbour gives a two-square path). Writes
 // the squares to `path` and returns their count, or 0 when no legal move

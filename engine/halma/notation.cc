@@ -17,8 +17,6 @@ constexpr size_t kMaxMoveText = 1024;
 constexpr size_t kMaxPositionText = 4096;
 // kMaxMoveCount, 9223372036854775807, has 19 digits.
 constexpr int kMaxMoveCountDigits = 19;
-// Squares the fast path of ParseMove reads (a legal chain visits at most 64).
-constexpr int kMaxPathSquaresRead = 64;
 
 std::string FileRange(int n) {
   return absl::StrCat("a..", std::string(1, static_cast<char>('a' + n - 1)));
@@ -51,32 +49,43 @@ bool ReadSquare(absl::string_view text, int n, Square* square) {
   return true;
 }
 
-// A well-formed move of two or more squares joined by '-', read without
-// building any message; false for anything else (ParseMove then says what
-// is wrong).
-bool ReadPath(absl::string_view text, int n, MoveText* move) {
-  // One pass over the characters: file letter, one or two rank digits,
-  // then a dash or the end. A legal path visits at most 64 squares; longer
-  // ones go the slow way.
-  Square squares[kMaxPathSquaresRead];
-  int count = 0;
-  const char* at = text.data();
-  const char* const end = at + text.size();
-  while (true) {
-    if (end - at < 2 || count == kMaxPathSquaresRead) return false;
-    const int file = at[0] - 'a';
-    int rank = at[1] - '0';
-    if (file < 0 || file >= n || rank < 1 || rank > 9) return false;
-    at += 2;
-    if (at < end && IsDigit(*at)) rank = rank * 10 + (*at++ - '0');
-    if (rank > n) return false;
-    squares[count++] = MakeSquare(file, rank - 1);
-    if (at == end) break;
-    if (*at++ != '-') return false;
+// kSquareAt[rank][file]: MakeSquare(file, rank), both 0..15, as one load.
+constexpr std::array<std::array<Square, kMaxBoardSize>, kMaxBoardSize>
+MakeSquareTable() {
+  std::array<std::array<Square, kMaxBoardSize>, kMaxBoardSize> t{};
+  for (int y = 0; y < kMaxBoardSize; ++y) {
+    for (int x = 0; x < kMaxBoardSize; ++x) t[y][x] = MakeSquare(x, y);
   }
-  if (count < 2) return false;
-  move->squares.assign(squares, squares + count);
-  return true;
+  return t;
+}
+constexpr auto kSquareAt = MakeSquareTable();
+
+// A well-formed path of two to kMaxReadPathSquares squares joined by '-',
+// read in one pass over the characters (file letter, one or two rank
+// digits, then a dash or the end) without building any message. Returns
+// the number of squares, or -1.
+int ReadPath(const char* at, const char* const end, unsigned n,
+             Square* squares) {
+  int count = 0;
+  while (true) {
+    if (end - at < 2 || count == kMaxReadPathSquares) return -1;
+    const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
+    unsigned rank = static_cast<unsigned char>(at[1]) - '1';  // 0-based.
+    if (file >= n || rank > 8) return -1;
+    at += 2;
+    if (at < end) {
+      const unsigned digit = static_cast<unsigned char>(*at) - '0';
+      if (digit <= 9) {
+        rank = rank * 10 + 9 + digit;  // (rank + 1) * 10 + digit - 1.
+        ++at;
+      }
+    }
+    if (rank >= n) return -1;
+    squares[count++] = kSquareAt[rank][file];
+    if (at == end) break;
+    if (*at++ != '-') return -1;
+  }
+  return count < 2 ? -1 : count;
 }
 
 // Splits `text` at `separator` into at most `capacity` parts stored in
@@ -246,8 +255,14 @@ absl::Status ParseMoveInto(absl::string_view text, int n, MoveText* out) {
     move.is_pass = true;
     return absl::OkStatus();
   }
-  if (text.size() <= kMaxMoveText && ReadPath(text, n, &move)) {
-    return absl::OkStatus();
+  if (text.size() <= kMaxMoveText) {
+    Square squares[kMaxReadPathSquares];
+    const int count = ReadPath(text.data(), text.data() + text.size(),
+                               static_cast<unsigned>(n), squares);
+    if (count > 0) {
+      move.squares.assign(squares, squares + count);
+      return absl::OkStatus();
+    }
   }
   move.squares.clear();
   constexpr absl::string_view expected =
@@ -429,6 +444,13 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
     return Malformed("position", text, consistent.message());
   }
   return pos;
+}
+
+int ReadMoveSquares(absl::string_view text, int n,
+                    Square squares[kMaxReadPathSquares]) {
+  if (text.size() == 4 && text == "pass") return 0;
+  return ReadPath(text.data(), text.data() + text.size(),
+                  static_cast<unsigned>(n), squares);
 }
 
 std::string FormatSquare(Square s) { return std::string(SquareName(s)); }

@@ -10,6 +10,7 @@
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
+#include "halma/popcount.h"
 
 namespace halma {
 namespace {
@@ -20,15 +21,14 @@ namespace {
 // about a millisecond or two.
 constexpr std::uint64_t kCheckpointNodes = 4096;
 
-// MoveSet::Count, with the popcnt instruction where the CPU has it: the
-// build targets any x86-64 CPU, whose std::popcount is a library call, and
-// bulk counting spends much of its time counting bits.
+// MoveSet::Count for the bulk-counted last ply, with popcnt where the CPU
+// has it (popcount.h).
 //
 // The layers of a flood-fill group are lanes * depth consecutive words
 // (flood_fill.h), and the words of its idle lanes, and of a lane beyond its
 // own depth, are zero: so the jump moves are the bits of those blocks, a
 // loop without data-dependent exits.
-[[gnu::always_inline]] inline int CountMoves(const MoveSet& set) {
+HALMA_POPCNT_CLONES int BulkCount(const MoveSet& set) {
   int count = 0;
   for (int d = 0; d < kDirectionCount; ++d) {
     for (int c = 0; c < 4; ++c) count += std::popcount(set.steps[d][c]);
@@ -40,23 +40,6 @@ constexpr std::uint64_t kCheckpointNodes = 4096;
     for (int i = 0; i < n; ++i) count += std::popcount(words[i]);
   }
   return count;
-}
-
-#ifdef HALMA_HAVE_AVX2_KERNEL
-__attribute__((target("popcnt"))) int CountMovesPopcnt(const MoveSet& set) {
-  return CountMoves(set);
-}
-const bool kHavePopcnt = [] {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("popcnt") != 0;
-}();
-#endif
-
-int BulkCount(const MoveSet& set) {
-#ifdef HALMA_HAVE_AVX2_KERNEL
-  if (kHavePopcnt) return CountMovesPopcnt(set);
-#endif
-  return CountMoves(set);
 }
 
 // The count of one perft: one move set per remaining depth, allocated up

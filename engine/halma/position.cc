@@ -13,6 +13,15 @@ bool operator==(const Position& a, const Position& b) {
   return a.to_move == b.to_move;
 }
 
+void FillMailbox(const Position& position, Mailbox* mailbox) {
+  for (std::uint8_t& square : mailbox->seat_plus_one) square = 0;
+  for (int i = 0; i < kMaxSeats; ++i) {
+    ForEachSquare(position.pieces[i], [&](Square s) {
+      mailbox->seat_plus_one[s] = static_cast<std::uint8_t>(i + 1);
+    });
+  }
+}
+
 Position StartPosition(const Variant& variant) {
   Position p;
   for (int i = 0; i < variant.seat_count; ++i) {

@@ -44,6 +44,20 @@ struct Position {
   friend bool operator==(const Position& a, const Position& b);
 };
 
+// The pieces of a position square by square, for code that asks about
+// single squares (one load each, where a bitboard test takes several
+// instructions): 0 for an empty square, else SeatIndex + 1 of the seat
+// whose piece stands there.
+struct Mailbox {
+  std::uint8_t seat_plus_one[kSquareCount];
+
+  bool Occupied(Square s) const { return seat_plus_one[s] != 0; }
+  bool Holds(Square s, Seat seat) const {
+    return seat_plus_one[s] == SeatIndex(seat) + 1;
+  }
+};
+void FillMailbox(const Position& position, Mailbox* mailbox);
+
 // Every seat on its home camp, `w` to move, no moves made.
 Position StartPosition(const Variant& variant);
 

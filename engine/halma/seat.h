@@ -2,8 +2,9 @@
 #ifndef HALMA_SEAT_H_
 #define HALMA_SEAT_H_
 
-#include <bit>
 #include <cstdint>
+
+#include "halma/popcount.h"
 
 namespace halma {
 
@@ -55,7 +56,7 @@ struct SeatSet {
   constexpr bool Has(Seat s) const { return (bits >> SeatIndex(s)) & 1; }
   constexpr void Add(Seat s) { bits |= std::uint8_t(1u << SeatIndex(s)); }
   constexpr void Remove(Seat s) { bits &= std::uint8_t(~(1u << SeatIndex(s))); }
-  constexpr int Count() const { return std::popcount(unsigned{bits}); }
+  constexpr int Count() const { return CountBits4(bits); }
   constexpr bool Empty() const { return bits == 0; }
   friend constexpr bool operator==(SeatSet a, SeatSet b) {
     return a.bits == b.bits;

@@ -135,6 +135,9 @@ absl::StatusOr<Variant> MakeVariant(const VariantSpec& spec) {
   }
   for (int c = 0; c < 4; ++c) {
     v.camp[c] = CampMask(n, spec.camp_rows, static_cast<Corner>(c));
+    ForEachSquare(v.camp[c], [&v, c](Square s) {
+      v.camps_at[s] = static_cast<std::uint8_t>(v.camps_at[s] | 1 << c);
+    });
   }
   for (int c = 0; c < 4; ++c) {
     v.move_masks[c] = MakeMoveMasks(spec.target_lock ? v.camp[c] : Bitboard{});

@@ -3,6 +3,7 @@
 #ifndef HALMA_VARIANT_H_
 #define HALMA_VARIANT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct Variant {
   int pieces_per_seat = 0;
   Bitboard on_board;
   Bitboard camp[kMaxSeats];  // Indexed by Corner.
+  // camps_at[s]: the camps square s lies in, bit c for Corner c (one load
+  // where code asks about single squares).
+  std::uint8_t camps_at[kSquareCount] = {};
   // The step and hop masks of a mover whose target is that camp (indexed
   // by Corner): the grid edges and, under target lock, the lock.
   MoveMasks move_masks[kMaxSeats];

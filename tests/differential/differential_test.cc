@@ -1,6 +1,6 @@
 // Differential test: the engine against the reference implementation of
-// the rules, docs/rules.md (reference.h), on every position of seeded playouts that mix
-// progress-greedy and random moves.
+// the rules, docs/rules.md (reference.h), on every position of seeded playouts
+// that mix progress-greedy and random moves.
 //
 // For each position it compares the position strings, the status (section
 // 5 to 7), the legal (origin, destination) sets with their fewest-hop counts,
@@ -22,15 +22,16 @@
 
 #include "gtest/gtest.h"
 #include "halma/flood_fill.h"
+#include "halma/game_state.h"
+#include "halma/game_status.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
-#include "halma/game_status.h"
 #include "halma/variant.h"
 #include "nlohmann/json.hpp"
-#include "tests/testdata.h"
 #include "reference.h"
+#include "tests/testdata.h"
 
 namespace halma {
 namespace {
@@ -175,6 +176,7 @@ struct Stats {
   long move_checks = 0;
   long probes = 0;
   long legal_probes = 0;
+  long states_compared = 0;
   int max_hops = 0;
   std::map<std::string, long> status_kinds;
   std::map<std::string, long> results;
@@ -190,7 +192,8 @@ std::string Summary(const std::string& label, const Stats& s) {
       << " s); " << s.moves_compared << " legal moves and " << s.paths_checked
       << " paths compared, max fewest hops " << s.max_hops << "; "
       << s.move_checks << " move checks of played moves, " << s.probes
-      << " probe moves (" << s.legal_probes << " legal)\n";
+      << " probe moves (" << s.legal_probes << " legal); " << s.states_compared
+      << " incremental states (GameState::Play, Undo) compared\n";
   out << "[differential] " << label << ": finished games " << s.finished_games
       << " {";
   bool first = true;
@@ -335,9 +338,16 @@ class Runner {
 
   // Compares the position and plays on from it until the game is over or
   // `ply_cap` moves were played.
+  //
+  // A GameState plays the same moves alongside: after every move its
+  // position, tallies and status must equal those of a state built from
+  // the position afresh (EvaluateStatus's, compared with the reference
+  // above), and Undo must give back the state before the move.
   void PlayFrom(Position pos, ref::Board board, int ply_cap,
                 const ref::PlayoutPolicy* policy) {
+    GameState state(variant_, pos);
     for (int ply = 0;; ++ply) {
+      if (ply > 0) CompareState(&state, pos);
       ref::Status rs;
       GameStatus es;
       std::vector<ref::Move> moves;
@@ -397,6 +407,47 @@ class Runner {
   }
 
  private:
+  // Plays on `state` the move that took it to `after` (a pass when the
+  // mover's pieces did not change), then compares.
+  void CompareState(GameState* state, const Position& after) {
+    ++stats_.states_compared;
+    const Position& before = state->position();
+    const int mover = SeatIndex(before.to_move);
+    const Bitboard left = before.pieces[mover] & ~after.pieces[mover];
+    const Bitboard arrived = after.pieces[mover] & ~before.pieces[mover];
+    const GameState copy = *state;
+    const bool pass = !left.Any();
+    Square origin = 0, destination = 0;
+    ForEachSquare(left, [&](Square s) { origin = s; });
+    ForEachSquare(arrived, [&](Square s) { destination = s; });
+    const GameState::UndoRecord undo =
+        pass ? state->PlayPass() : state->Play(origin, destination);
+    const std::string text = FormatPosition(after, variant_);
+    const GameState fresh(variant_, after);
+    if (!(state->position() == after)) {
+      Fail("GameState's position after Play differs from ApplyMove's", text,
+           "GameState: " + FormatPosition(state->position(), variant_));
+    } else if (!(*state == fresh)) {
+      Fail("GameState after Play differs from one built from its position",
+           text,
+           std::string("incremental over/finished/eliminated/must_pass ") +
+               (state->status().over ? "1" : "0") +
+               Letters(state->status().finished) + "/" +
+               Letters(state->status().eliminated) + "/" +
+               (state->status().must_pass ? "1" : "0") + ", fresh " +
+               (fresh.status().over ? "1" : "0") +
+               Letters(fresh.status().finished) + "/" +
+               Letters(fresh.status().eliminated) + "/" +
+               (fresh.status().must_pass ? "1" : "0"));
+    }
+    GameState undone = *state;
+    undone.Undo(undo);
+    if (!(undone == copy)) {
+      Fail("GameState::Undo does not restore the state before Play", text,
+           "before: " + FormatPosition(copy.position(), variant_));
+    }
+  }
+
   bool RandomBoard(ref::Board* out) {
     ref::Board b;
     for (auto& row : b.cell) {
