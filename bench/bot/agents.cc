@@ -288,7 +288,7 @@ class DistanceAbAgent : public Agent {
 
   // Minimax value for me_ (paranoid: every other seat minimises it).
   int Value(const Variant& variant, int depth, int alpha, int beta, int ply) {
-    if (state_.over()) return Terminal(state_.final_status(), ply);
+    if (state_.over()) return Terminal(state_.status(), ply);
     if (!state_.playing().Has(me_)) return -(kWin - ply);
     if (depth == 0 || ply >= kMaxDepth) return Evaluate(variant);
     if (node_budget_ > 0 && nodes_ >= node_budget_) {
@@ -299,7 +299,7 @@ class DistanceAbAgent : public Agent {
     Order(variant, ply);
     MoveList& list = *lists_[ply];
     if (list.size == 0) {
-      const GameStatus status = state_.StatusNow();
+      const GameStatus& status = state_.status();
       if (status.over) return Terminal(status, ply);
       ++nodes_;
       state_.Play(BotMove::Pass());

@@ -33,6 +33,9 @@ namespace {
 std::atomic<long> allocations{0};
 }  // namespace
 
+// The replacements pair malloc with free; GCC cannot see that the
+// replaced operator new is malloc.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;

@@ -160,6 +160,7 @@ class SearchWorkspace::Impl {
   void ForEachMove(Seat seat, Fn&& fn);
   int Opponents(Seat* out) const;
   int PlayRound(Seat seat, const BotMove& move);
+  BotMove DefaultMove(Seat seat);
   void UndoRound(int played) {
     for (int i = 0; i < played; ++i) state_.Undo();
   }
@@ -205,6 +206,7 @@ class SearchWorkspace::Impl {
   bool tables_valid_ = false;
   SearchState state_;
   MoveSet move_set_;
+  MoveSet default_set_;  // DefaultMove's, apart: it runs inside scans.
   ScoredMove ply_lists_[kMaxPly + 1][kPlyListSize];
   BotMove killers_[kMaxPly + 1][2];
   PvLine pv_[kMaxPly + 2];
@@ -390,17 +392,44 @@ int SearchWorkspace::Impl::Opponents(Seat* out) const {
   return n;
 }
 
-// One ply of the opponents (Best-Reply Search): `seat` plays `move`, every
-// other opponent sits out its turn (a pass), so move counts stay those of
-// alternate play. In two-player games that is just the opponent's move.
+// One ply of the opponents (Best-Reply Search, in the BRS+ form that keeps
+// the turn order): `seat` plays `move`, every other opponent plays its
+// default move (DefaultMove), so that the position stays one of the game.
+// In two-player games that is just the opponent's move.
 int SearchWorkspace::Impl::PlayRound(Seat seat, const BotMove& move) {
   int played = 0;
   while (played < kMaxSeats && state_.to_move() != root_) {
-    state_.Play(state_.to_move() == seat ? move : BotMove::Pass());
+    const Seat mover = state_.to_move();
+    if (mover == seat) {
+      state_.Play(move);
+    } else if (state_.status().must_pass) {
+      state_.Play(BotMove::Pass());
+    } else {
+      state_.Play(DefaultMove(mover));
+    }
     ++played;
     if (state_.over() || RootLost()) break;
   }
   return played;
+}
+
+// What an opponent the round does not search plays: its move that gains
+// the most distance (ties: the first in generation order).
+BotMove SearchWorkspace::Impl::DefaultMove(Seat seat) {
+  GenerateMoveSet(*variant_, state_.position(), seat, &default_set_);
+  const std::int32_t* cost = tables_.cost[SeatIndex(seat)];
+  BotMove best;
+  std::int32_t best_gain = -kInfinity;
+  default_set_.ForEach([&](Square from, Square to, int) {
+    const std::int32_t gain = cost[from] - cost[to];
+    if (gain > best_gain) {
+      best_gain = gain;
+      best.origin = from;
+      best.destination = to;
+    }
+  });
+  if (best_gain == -kInfinity) return BotMove::Pass();
+  return best;
 }
 
 bool SearchWorkspace::Impl::Careful(bool max_node) const {
@@ -494,7 +523,7 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, bool* any_move) {
         max_node ? (state_.Play(move), 1) : PlayRound(seat, move);
     std::int32_t v;
     if (state_.over()) {
-      v = TerminalValue(state_.final_status(), 1);
+      v = TerminalValue(state_.status(), 1);
     } else if (RootLost()) {
       v = -(kWin - 1);
     } else {
@@ -526,14 +555,14 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, bool* any_move) {
     if (n == 0) best_opponent = mine;
     return std::max(best_played, 2 * (mine - best_opponent) + 1);
   }
-  // Opponents: after the round every opponent has one move more; one of
-  // them has moved. The round that leaves the root worst off counts.
+  // Opponents: in the round every opponent moves, one the search chose and
+  // the others their default; at the leaves that is every opponent's best
+  // move (with two players, the opponent's best).
   Seat opponents[kMaxSeats];
   const int n = Opponents(opponents);
-  std::int32_t after[kMaxSeats];
-  for (int i = 0; i < n; ++i) after[i] = SeatValueNextCount(opponents[i]);
   const std::int32_t mine = SeatValue(root_) - blockade;
   std::int32_t worst = kInfinity;
+  std::int32_t best_opponent = -kInfinity;
   std::int64_t total = 0;
   for (int i = 0; i < n; ++i) {
     const Mover m = MakeMover(opponents[i]);
@@ -543,16 +572,17 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, bool* any_move) {
           worst = std::min(worst, played_value(opponents[i], from, to));
         });
     total += count;
-    if (best_gain == -kInfinity) continue;
-    std::int32_t best_opponent = after[i] + best_gain;
-    for (int j = 0; j < n; ++j) {
-      if (j != i) best_opponent = std::max(best_opponent, after[j]);
-    }
-    worst = std::min(worst, 2 * (mine - best_opponent) + 1);
+    best_opponent =
+        std::max(best_opponent, SeatValueNextCount(opponents[i]) +
+                                    (best_gain == -kInfinity ? 0 : best_gain));
   }
   nodes_ += total;
   *any_move = total > 0;
-  return total > 0 ? worst : 0;
+  if (total == 0) return 0;
+  if (best_opponent > -kInfinity) {
+    worst = std::min(worst, 2 * (mine - best_opponent) + 1);
+  }
+  return worst;
 }
 
 // The same by playing every child: near the end of a game, where a move
@@ -587,7 +617,7 @@ std::int32_t SearchWorkspace::Impl::CarefulLeafValue(bool max_node,
       }
       std::int32_t v;
       if (state_.over()) {
-        v = TerminalValue(state_.final_status(), 1);
+        v = TerminalValue(state_.status(), 1);
       } else if (RootLost()) {
         v = -(kWin - 1);
       } else {
@@ -645,8 +675,9 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
     const BotMove& killer1 = killers_[ply][1];
     const bool have_killers =
         !(killer0 == BotMove()) || !(killer1 == BotMove());
-    const std::uint32_t salt = static_cast<std::uint32_t>(seed_) ^
-                               (std::uint32_t{SeatIndex(seat)} << 16);
+    const std::uint32_t salt =
+        static_cast<std::uint32_t>(seed_) ^
+        (static_cast<std::uint32_t>(SeatIndex(seat)) << 16);
     ForEachMove(seat, [&](Square from, Square to, int hops) {
       const std::int32_t gain = Gain(m, from, to);
       // The child's static value for the mover.
@@ -772,7 +803,7 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
   ScoredMove* list = ply_lists_[ply];
   int count = depth >= 2 ? Collect(max_node, ply, entry, list) : 0;
   if (count == 0) {
-    const GameStatus status = state_.StatusNow();
+    const GameStatus& status = state_.status();
     if (status.over) return TerminalValue(status, ply);
     list[0].move = BotMove::Pass();
     list[0].seat = state_.to_move();
@@ -789,7 +820,7 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
         max_node ? (state_.Play(sm.move), 1) : PlayRound(sm.seat, sm.move);
     std::int32_t v;
     if (state_.over()) {
-      v = TerminalValue(state_.final_status(), ply + 1);
+      v = TerminalValue(state_.status(), ply + 1);
       pv_[ply + 1].length = 0;
     } else if (RootLost()) {
       v = -(kWin - ply - 1);
@@ -1068,7 +1099,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
       std::int32_t v;
       bool is_exact = true;
       if (state_.over()) {
-        v = TerminalValue(state_.final_status(), 1);
+        v = TerminalValue(state_.status(), 1);
         pv_[1].length = 0;
       } else if (RootLost()) {
         v = -(kWin - 1);
@@ -1201,7 +1232,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
       state_.Play(r.move);
       std::int32_t v;
       if (state_.over()) {
-        v = TerminalValue(state_.final_status(), 1);
+        v = TerminalValue(state_.status(), 1);
       } else if (RootLost()) {
         v = -(kWin - 1);
       } else {
