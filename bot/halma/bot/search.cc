@@ -65,8 +65,8 @@ constexpr int kMaxBeam = 64;
 constexpr int kPlyListSize = kMaxBeam + 4;
 
 // How often the checkpoint and the clock are consulted.
-constexpr std::int64_t kPollExpansions = 64;
-constexpr std::int64_t kPollNodes = 16'384;
+constexpr std::int64_t kPollExpansions = kCheckpointExpansions;
+constexpr std::int64_t kPollNodes = kCheckpointNodes;
 
 struct ScoredMove {
   BotMove move;
@@ -215,6 +215,7 @@ class SearchWorkspace::Impl {
     BotMove move;
     std::int32_t value = 0;  // Of the last iteration that searched it.
     bool exact = false;
+    int depth = 0;  // The iteration that gave `value`.
     std::int64_t key = 0;
     int order = 0;
   };
@@ -1151,6 +1152,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
     for (int i = 0; i < completed; ++i) {
       root_moves_[i].value = values[i];
       root_moves_[i].exact = exact[i];
+      root_moves_[i].depth = depth;
     }
     std::copy(root_moves_, root_moves_ + root_count_, scratch);
     std::sort(scratch, scratch + completed,
@@ -1187,7 +1189,10 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
     std::int64_t total = 0;
     int pool_size = 0;
     for (int i = 0; i < multipv && i < root_count_; ++i) {
-      if (!root_moves_[i].exact) break;
+      if (!root_moves_[i].exact ||
+          root_moves_[i].depth != root_moves_[0].depth) {
+        break;
+      }
       const std::int64_t gap =
           (static_cast<std::int64_t>(root_moves_[0].value) -
            root_moves_[i].value) /
@@ -1222,12 +1227,18 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
   if (chosen >= wanted) {
     order[wanted - 1] = chosen;
   }
-  const bool stopped_before_hints = stop_;
-  if (wanted > 1 && !stopped_before_hints && depth_done >= 1) {
+  // A search stopped by its node budget still gets its hints (they have a
+  // budget of their own); one stopped by time or the checkpoint does not.
+  const bool main_stopped = stop_;
+  const StopReason main_reason = stop_reason_;
+  if (wanted > 1 && depth_done >= 1 &&
+      (!main_stopped || main_reason == StopReason::kNodeBudget)) {
+    stop_ = false;
     node_limit_ = nodes_ + budget;
+    const int best_depth = root_moves_[0].depth;
     for (int c = 0; c < candidate_count; ++c) {
       RootMove& r = root_moves_[order[c]];
-      if (r.exact || stop_) continue;
+      if (order[c] == 0 || (r.exact && r.depth == best_depth)) continue;
       ++nodes_;
       state_.Play(r.move);
       std::int32_t v;
@@ -1240,13 +1251,24 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
       }
       state_.Undo();
       if (stop_) break;
-      // The best move's search showed it is no better than the best.
-      r.value = std::min(v, root_moves_[0].value);
+      r.value = v;
       r.exact = true;
+      r.depth = depth_done;
     }
     if (stop_ && stop_reason_ == StopReason::kCheckpoint &&
         !options.best_so_far_on_stop) {
       return stop_status_;
+    }
+    if (!stop_ || stop_reason_ == StopReason::kNodeBudget) {
+      stop_ = main_stopped;
+      stop_reason_ = main_reason;
+    }
+  }
+  // The search showed the best move to be no worse than any other.
+  for (int c = 0; c < candidate_count; ++c) {
+    if (order[c] != 0) {
+      root_moves_[order[c]].value =
+          std::min(root_moves_[order[c]].value, root_moves_[0].value);
     }
   }
 
@@ -1255,7 +1277,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
   result.nodes = nodes_;
   result.expansions = expansions_;
   result.stop_reason = stop_ ? stop_reason_ : StopReason::kCompleted;
-  if (stopped_before_hints || stop_) result.stop_status = stop_status_;
+  if (stop_) result.stop_status = stop_status_;
   // Candidates by value, the order of the search among equals.
   std::sort(order, order + candidate_count, [&](int a, int b) {
     if (root_moves_[a].value != root_moves_[b].value) {

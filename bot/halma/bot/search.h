@@ -26,6 +26,11 @@ inline constexpr int kMaxCandidates = 16;
 inline constexpr std::int64_t kMaxNodeBudget = 1'000'000'000'000;
 // The deepest iteration an explicit depth limit may ask for.
 inline constexpr int kMaxSearchDepth = 48;
+// The checkpoint (and the clock of a time budget) is consulted after at
+// most this many expansions or kCheckpointNodes nodes, whichever comes
+// first (docs/bot.md, "Bounds": about 0.1 ms of search).
+inline constexpr int kCheckpointExpansions = 32;
+inline constexpr std::int64_t kCheckpointNodes = 16'384;
 
 struct SearchOptions {
   // 1 (beginner) .. kTopLevel, or 0 for an explicit budget below.
