@@ -193,6 +193,9 @@ class DistanceAbAgent : public Agent {
   DistanceAbAgent(int depth, std::int64_t node_budget)
       : depth_(depth), node_budget_(node_budget) {
     for (auto& list : lists_) list = std::make_unique<MoveList>();
+    for (auto& sorted : sorted_) {
+      sorted = std::make_unique<LegalMove[]>(kMaxLegalMoves + kDirectionCount);
+    }
   }
 
   absl::StatusOr<AgentMove> ChooseMove(const Variant& variant,
@@ -271,19 +274,28 @@ class DistanceAbAgent : public Agent {
     return -(kWin - ply);
   }
 
-  // The moves of the side to move at `ply`, best gain first.
+  // The moves of the side to move at `ply`, best gain first (then in
+  // the order LegalMoves lists them).
   void Order(const Variant& variant, int ply) {
     MoveList& list = *lists_[ply];
     const Position& p = state_.position();
     GenerateLegalMoves(variant, p, p.to_move, &list);
-    SortMoves(&list);
-    const int seat = SeatIndex(p.to_move);
-    const auto& distance = state_.tables().distance[seat];
-    std::stable_sort(list.moves, list.moves + list.size,
-                     [&](const LegalMove& a, const LegalMove& b) {
-                       return distance[a.origin] - distance[a.destination] >
-                              distance[b.origin] - distance[b.destination];
-                     });
+    const auto& distance = state_.tables().distance[SeatIndex(p.to_move)];
+    // Sorted by one integer key each: gain, then LegalMoves' order.
+    std::vector<std::int64_t>& keys = keys_[ply];
+    keys.resize(list.size);
+    for (int i = 0; i < list.size; ++i) {
+      const LegalMove& m = list.moves[i];
+      const int gain = distance[m.origin] - distance[m.destination];
+      const int order = (FileOf(m.origin) << 12) | (RankOf(m.origin) << 8) |
+                        (FileOf(m.destination) << 4) | RankOf(m.destination);
+      keys[i] = (static_cast<std::int64_t>(1024 - gain) << 32) |
+                (static_cast<std::int64_t>(order) << 16) | i;
+    }
+    std::sort(keys.begin(), keys.end());
+    LegalMove* sorted = sorted_[ply].get();
+    for (int i = 0; i < list.size; ++i) sorted[i] = list.moves[keys[i] & 0xFFFF];
+    std::copy(sorted, sorted + list.size, list.moves);
   }
 
   // Minimax value for me_ (paranoid: every other seat minimises it).
@@ -295,7 +307,8 @@ class DistanceAbAgent : public Agent {
       stopped_ = true;
       return 0;
     }
-    const bool maximise = state_.to_move() == me_;
+    const Seat mover = state_.to_move();
+    const bool maximise = mover == me_;
     Order(variant, ply);
     MoveList& list = *lists_[ply];
     if (list.size == 0) {
@@ -308,11 +321,35 @@ class DistanceAbAgent : public Agent {
       return v;
     }
     int best = maximise ? -kInfinity : kInfinity;
+    // The last ply: the sum of distances after a move is the mover's
+    // distance less its gain, so the leaves are scored without playing
+    // them (unless a rule may end the game: then they are played).
+    const bool leaves = depth == 1 && !state_.RuleMayFireFor(mover);
+    const auto& distance = state_.tables().distance[SeatIndex(mover)];
+    int others = kInfinity;  // The nearest opponent of me_ but the mover.
+    for (int i = 0; i < variant.seat_count; ++i) {
+      const Seat s = variant.seats[i];
+      if (s != me_ && s != mover && state_.playing().Has(s)) {
+        others = std::min(others, state_.distance(s));
+      }
+    }
     for (int i = 0; i < list.size; ++i) {
       ++nodes_;
-      state_.Play(FromLegal(list.moves[i]));
-      const int v = Value(variant, depth - 1, alpha, beta, ply + 1);
-      state_.Undo();
+      int v;
+      if (leaves) {
+        const LegalMove& m = list.moves[i];
+        const int after = state_.distance(mover) - distance[m.origin] +
+                          distance[m.destination];
+        if (maximise) {
+          v = (others == kInfinity ? after : others) - after;
+        } else {
+          v = std::min(others, after) - state_.distance(me_);
+        }
+      } else {
+        state_.Play(FromLegal(list.moves[i]));
+        v = Value(variant, depth - 1, alpha, beta, ply + 1);
+        state_.Undo();
+      }
       if (stopped_) return 0;
       if (maximise) {
         best = std::max(best, v);
@@ -331,6 +368,8 @@ class DistanceAbAgent : public Agent {
   Distances distances_;
   bot::SearchState state_;
   std::unique_ptr<MoveList> lists_[kMaxDepth + 1];
+  std::vector<std::int64_t> keys_[kMaxDepth + 1];
+  std::unique_ptr<LegalMove[]> sorted_[kMaxDepth + 1];
   Seat me_ = Seat::kW;
   std::uint64_t seed_ = 0;
   std::int64_t nodes_ = 0;

@@ -32,8 +32,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/match.h"
 #include "agents.h"
 #include "halma/bot/eval_tables.h"
+#include "halma/bot/levels.h"
 #include "halma/bot/zobrist.h"
 #include "halma/game.h"
 #include "halma/move_check.h"
@@ -60,6 +63,7 @@ struct Flags {
   std::string records;
   bool quiet = false;
   bool show_unfinished = false;
+  int print_level = 0;
 };
 
 // How one game went, from A's point of view.
@@ -245,6 +249,50 @@ GameResult PlayGame(const Flags& flags, const Variant& variant, int game,
   return result;
 }
 
+// --variant: a preset name, or
+// custom:<size>:<seats>:<rows>[:exit=N][:cap=N][:round][:lock], e.g.
+// custom:16:2:5,5,4,3,2:lock:cap=200 (classic-16x16 with a move cap).
+absl::StatusOr<Variant> ParseVariantFlag(const std::string& text) {
+  if (!absl::StartsWith(text, "custom:")) return PresetVariant(text);
+  const std::vector<std::string> parts = absl::StrSplit(text, ':');
+  const auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--variant \"", text, "\": ", why,
+        "; expected custom:<size>:<seats>:<rows>[:exit=N][:cap=N][:round]"
+        "[:lock]"));
+  };
+  if (parts.size() < 4) return bad("too few fields");
+  VariantSpec spec;
+  if (!absl::SimpleAtoi(parts[1], &spec.board_size) ||
+      !absl::SimpleAtoi(parts[2], &spec.seat_count)) {
+    return bad("size and seats must be numbers");
+  }
+  for (absl::string_view row : absl::StrSplit(parts[3], ',')) {
+    int n;
+    if (!absl::SimpleAtoi(row, &n)) return bad("rows must be numbers");
+    spec.camp_rows.push_back(n);
+  }
+  for (size_t i = 4; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    if (p == "round") {
+      spec.round_completion = true;
+    } else if (p == "lock") {
+      spec.target_lock = true;
+    } else if (absl::StartsWith(p, "exit=")) {
+      if (!absl::SimpleAtoi(p.substr(5), &spec.home_exit_limit)) {
+        return bad("exit=N needs a number");
+      }
+    } else if (absl::StartsWith(p, "cap=")) {
+      if (!absl::SimpleAtoi(p.substr(4), &spec.move_cap)) {
+        return bad("cap=N needs a number");
+      }
+    } else {
+      return bad(absl::StrCat("unknown field \"", p, "\""));
+    }
+  }
+  return MakeVariant(spec);
+}
+
 // Wilson score interval (95%).
 void Wilson(double p, int n, double* lo, double* hi) {
   const double z = 1.959963984540054;
@@ -326,6 +374,11 @@ absl::Status ParseFlags(int argc, char** argv, Flags* flags) {
       flags->quiet = true;
     } else if (arg == "--show-unfinished") {
       flags->show_unfinished = true;
+    } else if (arg == "--print-level") {
+      if (absl::Status s = integer(bot::kMinLevel, bot::kTopLevel, &n); !s.ok()) {
+        return s;
+      }
+      flags->print_level = static_cast<int>(n);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown flag \"", arg,
@@ -345,7 +398,16 @@ int Main(int argc, char** argv) {
     std::cerr << "halma_arena: " << s.message() << "\n";
     return 2;
   }
-  absl::StatusOr<Variant> variant = PresetVariant(flags.variant);
+  if (flags.print_level > 0) {
+    const bot::LevelSpec& l = bot::LevelSpecOf(flags.print_level);
+    std::cout << absl::StrFormat(
+        "level %d: node_budget=%d depth_limit=%d beam=%d choice_pool=%d "
+        "temperature=%d\n",
+        l.level, l.node_budget, l.depth_limit, l.beam, l.choice_pool,
+        l.temperature);
+    return 0;
+  }
+  absl::StatusOr<Variant> variant = ParseVariantFlag(flags.variant);
   if (!variant.ok()) {
     std::cerr << "halma_arena: " << variant.status().message() << "\n";
     return 2;

@@ -71,11 +71,14 @@ void BuildEvalTables(const Variant& variant, const EvalWeights& weights,
       const Square square = static_cast<Square>(s);
       tables->distance[seat_index][s] = 0;
       tables->cost[seat_index][s] = 0;
+      tables->corner_distance[seat_index][s] = 0;
       if (!home.Test(square)) tables->exit_steps[seat_index][s] = 0;
       if (FileOf(square) >= n || RankOf(square) >= n) continue;
       int x, y;
       CornerFrame(n, corner, square, &x, &y);
       const int manhattan = x + y;
+      tables->corner_distance[seat_index][s] =
+          static_cast<std::uint8_t>(manhattan);
       int v;
       int cost;
       if (camp.Test(square)) {

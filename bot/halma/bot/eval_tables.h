@@ -56,6 +56,8 @@ struct EvalTables {
   int min_distance_sum = 0;
   std::int16_t distance[kMaxSeats][kSquareCount] = {};
   std::int32_t cost[kMaxSeats][kSquareCount] = {};
+  // The plain Manhattan distance to the target corner.
+  std::uint8_t corner_distance[kMaxSeats][kSquareCount] = {};
   std::int32_t min_cost_sum[kMaxSeats] = {};
   // King steps from a home camp square to the nearest square outside the
   // camp (0 outside it).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdlib>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -58,6 +59,19 @@ constexpr SquareRings MakeSquareRings() {
   return t;
 }
 constexpr SquareRings kRings = MakeSquareRings();
+
+// The root's cost is multiplied by up to kMaxStallScale once it has made
+// more than kStallStartPerSize moves per square of the board side (one
+// more for every half side's moves).
+constexpr int kStallStartPerSize = 5;
+constexpr int kMaxStallScale = 12;
+// The endgame term: this much per king step beyond the first from a piece
+// outside its target to the nearest hole, with at most kEndgamePieces out.
+constexpr int kEndgamePieces = 4;
+constexpr std::int32_t kEndgameStep = 12;
+
+// Moves of a node searched to full depth before late ones are reduced.
+constexpr int kLateMoveFull = 4;
 
 // The widest beam below the root.
 constexpr int kMaxBeam = 64;
@@ -137,16 +151,19 @@ class SearchWorkspace::Impl {
     std::int32_t leave;        // ExitUrgency change when a piece leaves home.
     std::int32_t enter;        // ... when one goes back.
     std::int32_t count_shift;  // HomePenalty's change with the count alone.
+    std::int32_t scale;  // The seat's cost multiplier at the next count.
   };
 
   // Evaluation.
   std::int32_t SeatValue(Seat s) const;
+  std::int32_t StallScale(std::int64_t moves) const;
+  int EndgameSteps(Seat s) const;
   std::int32_t SeatValueNextCount(Seat s) const;
   std::int32_t Evaluate() const;
   Mover MakeMover(Seat s) const;
   std::int32_t Gain(const Mover& m, Square from, Square to) const {
     const int home_delta = int(m.home.Test(to)) - int(m.home.Test(from));
-    return m.cost[from] - m.cost[to] +
+    return m.scale * (m.cost[from] - m.cost[to]) +
            m.rate * (m.exit_steps[from] - m.exit_steps[to]) -
            (home_delta < 0   ? m.leave
             : home_delta > 0 ? m.enter
@@ -161,6 +178,7 @@ class SearchWorkspace::Impl {
   int Opponents(Seat* out) const;
   int PlayRound(Seat seat, const BotMove& move);
   BotMove DefaultMove(Seat seat);
+  bool Separated() const;
   void UndoRound(int played) {
     for (int i = 0; i < played; ++i) state_.Undo();
   }
@@ -168,8 +186,10 @@ class SearchWorkspace::Impl {
   int Blockades(Bitboard* touch) const;
   template <typename Special>
   std::int32_t BestGain(const Mover& m, const Bitboard& touch,
-                        std::int64_t* count, Special&& special);
-  std::int32_t BulkValue(bool max_node, bool* any_move);
+                        std::int64_t enough, std::int64_t* count,
+                        Special&& special);
+  std::int32_t BulkValue(bool max_node, std::int32_t alpha, std::int32_t beta,
+                         bool* any_move);
   std::int32_t CarefulLeafValue(bool max_node, bool* any_move);
   int Collect(bool max_node, int ply, const TableEntry* entry,
               ScoredMove* list);
@@ -177,6 +197,12 @@ class SearchWorkspace::Impl {
   // Search.
   std::int32_t Search(int depth, std::int32_t alpha, std::int32_t beta,
                       int ply);
+  // Plies less for the `index`-th move (0 first) of a node `depth` plies
+  // above the leaves.
+  static int LateMoveReduction(int depth, int index) {
+    if (depth < 3 || index < kLateMoveFull) return 0;
+    return depth >= 5 && index >= 3 * kLateMoveFull ? 2 : 1;
+  }
   void Poll();
   bool OutOfNodes() {
     if (nodes_ >= node_limit_) {
@@ -238,6 +264,7 @@ class SearchWorkspace::Impl {
   std::int64_t time_budget_us_ = 0;
   std::chrono::steady_clock::time_point start_;
   const absl::FunctionRef<absl::Status()>* checkpoint_ = nullptr;
+  bool race_ = false;  // Separated(): the sides can no longer meet.
   bool stop_ = false;
   StopReason stop_reason_ = StopReason::kCompleted;
   absl::Status stop_status_;
@@ -250,18 +277,34 @@ class SearchWorkspace::Impl {
 // lateral). The root's own pieces at home cost it too; an opponent's do
 // not count for the root, or the root would gain by keeping them there
 // (walling them in: the spoiler's game).
+//
+// The root's cost also weighs more and more once its game drags on
+// (StallScale): a search that sees no gain in moving (two sides whose
+// stragglers would give each other ladders) otherwise marks time for
+// ever; the root then prefers its own progress to denying the opponent's,
+// and games end.
 std::int32_t SearchWorkspace::Impl::SeatValue(Seat s) const {
   if (s != root_) return -state_.cost(s);
-  return -(state_.cost(s) + HomePenalty(tables_, variant_->spec.home_exit_limit,
-                                        state_.at_home(s), state_.exit_steps(s),
-                                        state_.moves(s)));
+  return -(StallScale(state_.moves(s)) * state_.cost(s) +
+           HomePenalty(tables_, variant_->spec.home_exit_limit,
+                       state_.at_home(s), state_.exit_steps(s),
+                       state_.moves(s)));
 }
 
 std::int32_t SearchWorkspace::Impl::SeatValueNextCount(Seat s) const {
   if (s != root_) return -state_.cost(s);
-  return -(state_.cost(s) + HomePenalty(tables_, variant_->spec.home_exit_limit,
-                                        state_.at_home(s), state_.exit_steps(s),
-                                        state_.moves(s) + 1));
+  return -(StallScale(state_.moves(s) + 1) * state_.cost(s) +
+           HomePenalty(tables_, variant_->spec.home_exit_limit,
+                       state_.at_home(s), state_.exit_steps(s),
+                       state_.moves(s) + 1));
+}
+
+std::int32_t SearchWorkspace::Impl::StallScale(std::int64_t moves) const {
+  const std::int64_t start = kStallStartPerSize * variant_->size;
+  if (moves <= start) return 1;
+  const std::int64_t step = std::max(1, variant_->size / 2);
+  return static_cast<std::int32_t>(
+      std::min<std::int64_t>(kMaxStallScale, 1 + (moves - start) / step));
 }
 
 // Deadlocks the root seat is part of (docs/bot.md, "How it plays"): a
@@ -310,15 +353,43 @@ int SearchWorkspace::Impl::Blockades(Bitboard* touch) const {
   return found;
 }
 
+// The endgame (a seat with at most kEndgamePieces outside its target):
+// the king steps from each piece outside to the nearest empty square of
+// the target, beyond the first. The distance table measures towards the
+// corner, and a last piece next to the camp may be four steps from the
+// only hole left; the evaluation then keeps holes near the pieces still
+// to come.
+int SearchWorkspace::Impl::EndgameSteps(Seat s) const {
+  const int outside = variant_->pieces_per_seat - state_.in_target(s);
+  if (outside == 0 || outside > kEndgamePieces) return 0;
+  const Position& p = state_.position();
+  const Bitboard& target = tables_.target[SeatIndex(s)];
+  const Bitboard holes = target & ~p.Occupied();
+  if (!holes.Any()) return 0;
+  int steps = 0;
+  ForEachSquare(p.pieces[SeatIndex(s)] & ~target, [&](Square q) {
+    int nearest = kMaxBoardSize;
+    ForEachSquare(holes, [&](Square h) {
+      nearest = std::min(nearest, std::max(std::abs(FileOf(h) - FileOf(q)),
+                                           std::abs(RankOf(h) - RankOf(q))));
+    });
+    steps += nearest - 1;
+  });
+  return steps;
+}
+
 std::int32_t SearchWorkspace::Impl::Evaluate() const {
-  const std::int32_t mine =
-      SeatValue(root_) - kBlockadePenalty * Blockades(nullptr);
+  const std::int32_t mine = SeatValue(root_) -
+                            kBlockadePenalty * Blockades(nullptr) -
+                            kEndgameStep * StallScale(state_.moves(root_)) *
+                                EndgameSteps(root_);
   std::int32_t best_opponent = -kInfinity;
   const SeatSet playing = state_.playing();
   for (int i = 0; i < variant_->seat_count; ++i) {
     const Seat s = variant_->seats[i];
     if (s != root_ && playing.Has(s)) {
-      best_opponent = std::max(best_opponent, SeatValue(s));
+      best_opponent = std::max(best_opponent,
+                               SeatValue(s) - kEndgameStep * EndgameSteps(s));
     }
   }
   if (best_opponent == -kInfinity) best_opponent = mine;
@@ -339,13 +410,16 @@ SearchWorkspace::Impl::Mover SearchWorkspace::Impl::MakeMover(Seat s) const {
   if (s != root_) {
     // Opponents are judged by their distance alone (SeatValue).
     m.rate = m.leave = m.enter = m.count_shift = 0;
+    m.scale = 1;
     return m;
   }
+  m.scale = StallScale(c + 1);
   m.rate = HomeRate(tables_, c + 1);
   m.leave = h > 0 ? ExitUrgency(tables_, limit, h - 1, c + 1) - now : 0;
   m.enter = ExitUrgency(tables_, limit, h + 1, c + 1) - now;
   m.count_shift = HomePenalty(tables_, limit, h, steps, c + 1) -
-                  HomePenalty(tables_, limit, h, steps, c);
+                  HomePenalty(tables_, limit, h, steps, c) +
+                  (m.scale - StallScale(c)) * state_.cost(s);
   return m;
 }
 
@@ -433,7 +507,34 @@ BotMove SearchWorkspace::Impl::DefaultMove(Seat seat) {
   return best;
 }
 
+// Two players whose pieces have passed each other (docs/bot.md, "How it
+// plays"): every piece of the root is at least three squares (Manhattan,
+// towards the root's target corner) nearer that corner than every piece
+// of the opponent, so no piece is next to an enemy piece, none can jump
+// over one, and none will unless it goes back. The rest is a race.
+bool SearchWorkspace::Impl::Separated() const {
+  if (variant_->seat_count != 2) return false;
+  const std::uint8_t* corner = tables_.corner_distance[SeatIndex(root_)];
+  const Position& p = state_.position();
+  int mine = 0, theirs = 4 * kMaxBoardSize;
+  ForEachSquare(p.pieces[SeatIndex(root_)],
+                [&](Square q) { mine = std::max<int>(mine, corner[q]); });
+  ForEachSquare(p.pieces[SeatIndex(variant_->NextSeat(root_))],
+                [&](Square q) { theirs = std::min<int>(theirs, corner[q]); });
+  return mine + 3 <= theirs;
+}
+
 bool SearchWorkspace::Impl::Careful(bool max_node) const {
+  // The endgame term is not a sum over squares: a move of any seat may
+  // change it.
+  const SeatSet playing = state_.playing();
+  for (int i = 0; i < variant_->seat_count; ++i) {
+    const Seat s = variant_->seats[i];
+    if (playing.Has(s) && variant_->pieces_per_seat - state_.in_target(s) <=
+                              kEndgamePieces + 1) {
+      return true;
+    }
+  }
   if (max_node) return state_.RuleMayFireFor(root_);
   Seat opponents[kMaxSeats];
   const int n = Opponents(opponents);
@@ -445,33 +546,23 @@ bool SearchWorkspace::Impl::Careful(bool max_node) const {
 
 // The best gain among the moves of `m.seat` that neither leave nor reach a
 // square of `touch` (-kInfinity if none), calling special(from, to) for
-// the others; *count gets the number of moves. A jumping piece's
-// destinations are scanned as one set: the best is the cheapest square.
+// the others (which returns true to stop). Stops as soon as a gain reaches
+// `enough` (alpha-beta at the last ply: the node is cut off), jumps first;
+// *count gets the moves looked at. A jumping piece's destinations are
+// scanned as one set: the best is the cheapest square.
 template <typename Special>
 std::int32_t SearchWorkspace::Impl::BestGain(const Mover& m,
                                              const Bitboard& touch,
+                                             std::int64_t enough,
                                              std::int64_t* count,
                                              Special&& special) {
   GenerateMoveSet(*variant_, state_.position(), m.seat, &move_set_);
   const bool any_touch = touch.Any();
   std::int32_t best = -kInfinity;
   std::int64_t n = 0;
-  for (int d = 0; d < kDirectionCount; ++d) {
-    for (int c = 0; c < 4; ++c) {
-      std::uint64_t w = move_set_.steps[d][c];
-      n += std::popcount(w);
-      for (; w != 0; w &= w - 1) {
-        const Square from = FromClass(c, std::countr_zero(w));
-        const Square to = Neighbour(from, d);
-        if (any_touch && (touch.Test(from) || touch.Test(to))) {
-          special(from, to);
-        } else {
-          best = std::max(best, Gain(m, from, to));
-        }
-      }
-    }
-  }
+  bool stop = false;
   move_set_.ForEachJumper([&](const MoveSet::Jumper& jumper) {
+    if (stop) return;
     std::uint64_t all = 0;
     for (int k = 1; k <= jumper.depth; ++k) all |= jumper.Layer(k);
     n += std::popcount(all);
@@ -480,40 +571,66 @@ std::int32_t SearchWorkspace::Impl::BestGain(const Mover& m,
     if (any_touch) {
       std::uint64_t odd = touch.Test(from) ? all : all & touch.word[cls];
       all &= ~odd;
-      for (; odd != 0; odd &= odd - 1) {
-        special(from, FromClass(cls, std::countr_zero(odd)));
+      for (; odd != 0 && !stop; odd &= odd - 1) {
+        stop = special(from, FromClass(cls, std::countr_zero(odd)));
       }
     }
     const std::uint64_t home = m.home.word[cls];
     const bool from_home = m.home.Test(from);
-    const std::int32_t base = m.cost[from] + m.rate * m.exit_steps[from];
+    const std::int32_t base =
+        m.scale * m.cost[from] + m.rate * m.exit_steps[from];
     const std::int32_t* cost = m.cost + (cls << 6);
     if (std::uint64_t out = all & ~home; out != 0) {
       std::int32_t low = cost[std::countr_zero(out)];
       for (out &= out - 1; out != 0; out &= out - 1) {
         low = std::min(low, cost[std::countr_zero(out)]);
       }
-      best = std::max(best, base - low - (from_home ? m.leave : 0));
+      best = std::max(best, base - m.scale * low - (from_home ? m.leave : 0));
     }
     if (std::uint64_t in = all & home; in != 0) {
       const std::uint8_t* exit = m.exit_steps + (cls << 6);
       std::int32_t low = kInfinity;
       for (; in != 0; in &= in - 1) {
         const int i = std::countr_zero(in);
-        low = std::min(low, cost[i] + m.rate * exit[i]);
+        low = std::min(low, m.scale * cost[i] + m.rate * exit[i]);
       }
       best = std::max(best, base - low - (from_home ? 0 : m.enter));
     }
+    stop = stop || best >= enough;
   });
+  for (int d = 0; d < kDirectionCount && !stop; ++d) {
+    for (int c = 0; c < 4 && !stop; ++c) {
+      for (std::uint64_t w = move_set_.steps[d][c]; w != 0 && !stop;
+           w &= w - 1) {
+        ++n;
+        const Square from = FromClass(c, std::countr_zero(w));
+        const Square to = Neighbour(from, d);
+        if (any_touch && (touch.Test(from) || touch.Test(to))) {
+          stop = special(from, to);
+        } else {
+          best = std::max(best, Gain(m, from, to));
+          stop = best >= enough;
+        }
+      }
+    }
+  }
   *count = n;
   return best;
 }
 
+namespace {
+// ceil(a / 2) for any sign.
+inline std::int64_t HalfUp(std::int64_t a) { return (a + 1) >> 1; }
+}  // namespace
+
 // The value of a node one ply above the leaves when no rule can fire: the
-// best child for the side to move, read off the gain tables (every child
-// is scored, none is played), except for moves that may change a
-// blockade (Blockades' touch squares), which are played and evaluated.
-std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, bool* any_move) {
+// best child for the side to move, read off the gain tables (the children
+// are scored without being played, and the scan stops at a cutoff of the
+// window (alpha, beta)), except for moves that may change a blockade
+// (Blockades' touch squares), which are played and evaluated.
+std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, std::int32_t alpha,
+                                              std::int32_t beta,
+                                              bool* any_move) {
   Bitboard touch;
   const std::int32_t blockade = kBlockadePenalty * Blockades(&touch);
   const auto played_value = [&](Seat seat, Square from, Square to) {
@@ -533,49 +650,55 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, bool* any_move) {
     UndoRound(played);
     return v;
   };
+  Seat opponents[kMaxSeats];
+  const int n = Opponents(opponents);
   if (max_node) {
     const Mover m = MakeMover(root_);
+    std::int32_t best_opponent = -kInfinity;
+    for (int i = 0; i < n; ++i) {
+      best_opponent = std::max(best_opponent, SeatValue(opponents[i]));
+    }
+    const std::int32_t mine = SeatValue(root_) - blockade - m.count_shift;
+    if (n == 0) best_opponent = mine;
+    // value = 2 * (mine + gain - best_opponent) + 1 >= beta cuts off.
+    const std::int64_t enough =
+        HalfUp(static_cast<std::int64_t>(beta) - 1) - (mine - best_opponent);
     std::int32_t best_played = -kInfinity;
     std::int64_t count = 0;
     const std::int32_t best_gain =
-        BestGain(m, touch, &count, [&](Square from, Square to) {
+        BestGain(m, touch, enough, &count, [&](Square from, Square to) {
           best_played = std::max(best_played, played_value(root_, from, to));
+          return best_played >= beta;
         });
     nodes_ += count;
     *any_move = count > 0;
     if (count == 0) return 0;
     if (best_gain == -kInfinity) return best_played;
-    std::int32_t best_opponent = -kInfinity;
-    Seat opponents[kMaxSeats];
-    const int n = Opponents(opponents);
-    for (int i = 0; i < n; ++i) {
-      best_opponent = std::max(best_opponent, SeatValue(opponents[i]));
-    }
-    const std::int32_t mine =
-        SeatValue(root_) - blockade + best_gain - m.count_shift;
-    if (n == 0) best_opponent = mine;
-    return std::max(best_played, 2 * (mine - best_opponent) + 1);
+    return std::max(best_played, 2 * (mine + best_gain - best_opponent) + 1);
   }
   // Opponents: in the round every opponent moves, one the search chose and
   // the others their default; at the leaves that is every opponent's best
   // move (with two players, the opponent's best).
-  Seat opponents[kMaxSeats];
-  const int n = Opponents(opponents);
   const std::int32_t mine = SeatValue(root_) - blockade;
+  // value = 2 * (mine - best) + 1 <= alpha cuts off.
+  const std::int64_t bar =
+      HalfUp(2 * static_cast<std::int64_t>(mine) + 1 - alpha);
   std::int32_t worst = kInfinity;
   std::int32_t best_opponent = -kInfinity;
   std::int64_t total = 0;
   for (int i = 0; i < n; ++i) {
     const Mover m = MakeMover(opponents[i]);
+    const std::int32_t after = SeatValueNextCount(opponents[i]);
     std::int64_t count = 0;
-    const std::int32_t best_gain =
-        BestGain(m, touch, &count, [&](Square from, Square to) {
+    const std::int32_t best_gain = BestGain(
+        m, touch, bar - after, &count, [&](Square from, Square to) {
           worst = std::min(worst, played_value(opponents[i], from, to));
+          return worst <= alpha;
         });
     total += count;
-    best_opponent =
-        std::max(best_opponent, SeatValueNextCount(opponents[i]) +
-                                    (best_gain == -kInfinity ? 0 : best_gain));
+    best_opponent = std::max(
+        best_opponent, after + (best_gain == -kInfinity ? 0 : best_gain));
+    if (worst <= alpha || best_opponent >= bar) break;
   }
   nodes_ += total;
   *any_move = total > 0;
@@ -783,7 +906,7 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
     bool any_move = false;
     const std::int32_t v = Careful(max_node)
                                ? CarefulLeafValue(max_node, &any_move)
-                               : BulkValue(max_node, &any_move);
+                               : BulkValue(max_node, alpha, beta, &any_move);
     if (any_move) return v;
     // No move: the status decides (everyone stuck) or the mover passes.
   }
@@ -802,7 +925,18 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
   }
 
   ScoredMove* list = ply_lists_[ply];
-  int count = depth >= 2 ? Collect(max_node, ply, entry, list) : 0;
+  int count = 0;
+  if (depth >= 2) {
+    if (race_ && !max_node && !state_.status().must_pass) {
+      // A race: the opponent's moves no longer matter to the root's, so
+      // it plays its default move and the depth goes to the root's own.
+      list[0].move = DefaultMove(state_.to_move());
+      list[0].seat = state_.to_move();
+      count = 1;
+    } else {
+      count = Collect(max_node, ply, entry, list);
+    }
+  }
   if (count == 0) {
     const GameStatus& status = state_.status();
     if (status.over) return TerminalValue(status, ply);
@@ -828,15 +962,25 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
       pv_[ply + 1].length = 0;
     } else if (i == 0) {
       v = Search(depth - 1, alpha, beta, ply + 1);
-    } else if (max_node) {
-      v = Search(depth - 1, alpha, alpha + 1, ply + 1);
-      if (v > alpha && v < beta && !stop_) {
-        v = Search(depth - 1, alpha, beta, ply + 1);
-      }
     } else {
-      v = Search(depth - 1, beta - 1, beta, ply + 1);
-      if (v < beta && v > alpha && !stop_) {
-        v = Search(depth - 1, alpha, beta, ply + 1);
+      // Late moves first get a shallower look (late move reductions).
+      const int reduction = LateMoveReduction(depth, i);
+      if (max_node) {
+        v = Search(depth - 1 - reduction, alpha, alpha + 1, ply + 1);
+        if (reduction > 0 && v > alpha && !stop_) {
+          v = Search(depth - 1, alpha, alpha + 1, ply + 1);
+        }
+        if (v > alpha && v < beta && !stop_) {
+          v = Search(depth - 1, alpha, beta, ply + 1);
+        }
+      } else {
+        v = Search(depth - 1 - reduction, beta - 1, beta, ply + 1);
+        if (reduction > 0 && v < beta && !stop_) {
+          v = Search(depth - 1, beta - 1, beta, ply + 1);
+        }
+        if (v < beta && v > alpha && !stop_) {
+          v = Search(depth - 1, alpha, beta, ply + 1);
+        }
       }
     }
     UndoRound(played);
@@ -890,7 +1034,8 @@ Score SearchWorkspace::Impl::MakeScore(std::int32_t value) const {
   Score score;
   score.value = value;
   const double per_turn =
-      2.0 * kEvalUnitsPerSquare * SquaresPerTurn(variant_->size);
+      2.0 * kEvalUnitsPerSquare * SquaresPerTurn(variant_->size) *
+      StallScale(state_.moves(root_));
   if (value >= kWinThreshold) {
     score.kind = ScoreKind::kWin;
     score.moves = (kWin - value + 1) / 2;
@@ -1012,6 +1157,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
   state_.Reset(variant, tables_, position);
   table_.NewSearch();
   root_ = position.to_move;
+  race_ = Separated();
   seed_ = SplitMix64(options.seed);
   nodes_ = 1;
   expansions_ = 0;
@@ -1108,7 +1254,11 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
       } else if (bar == -kInfinity) {
         v = Search(depth - 1, -kInfinity, kInfinity, 1);
       } else {
-        v = Search(depth - 1, bar, bar + 1, 1);
+        const int reduction = LateMoveReduction(depth, i / 2);
+        v = Search(depth - 1 - reduction, bar, bar + 1, 1);
+        if (reduction > 0 && v > bar && !stop_) {
+          v = Search(depth - 1, bar, bar + 1, 1);
+        }
         if (v > bar && !stop_) {
           v = Search(depth - 1, bar, kInfinity, 1);
         } else {
