@@ -400,11 +400,15 @@ function drawHints() {
   if (!group) return;
   group.replaceChildren();
   if (!state.hints) return;
+  const badges = new Map();  // destination -> badges drawn there (set side by side).
   state.hints.candidates.forEach((candidate, i) => {
     const path = candidate.move.path;
     if (path === 'pass') return;
     const points = moveSquares(path).map(centre);
     const focused = i === state.hintFocus;
+    const destination = candidate.move.destination;
+    const shift = badges.get(destination) || 0;
+    badges.set(destination, shift + 1);
     group.append(svg('polyline', {
       class: 'path hint' + (focused ? ' focused' : ''),
       points: points.map((p) => p.x + ',' + p.y).join(' '),
@@ -412,8 +416,8 @@ function drawHints() {
       'data-rank': String(i + 1),
     }));
     const end = points[points.length - 1];
-    const x = end.x - SQUARE / 2 + 10;
-    const y = end.y + SQUARE / 2 - 10;
+    const x = end.x - SQUARE / 2 + 10 + (shift % 2) * 20;
+    const y = end.y + SQUARE / 2 - 10 - Math.floor(shift / 2) * 20;
     group.append(svg('circle', {class: 'hint-badge' + (focused ? ' focused' : ''), cx: x, cy: y, r: 9}));
     const rank = svg('text', {class: 'hint-rank', x, y: y + 4, 'text-anchor': 'middle'});
     rank.textContent = String(i + 1);

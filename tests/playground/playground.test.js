@@ -762,8 +762,6 @@ describe('playground', () => {
     assert.equal(adjudication.illegalMove, undefined);
     assert.notEqual(adjudication.status.state, 'STATE_IN_PROGRESS');
     assert.equal(await boardPosition(page), adjudication.finalPosition);
-    assert.equal(await statusText(page), expectedStatus(adjudication.status));
-    assert.equal(await page.$eval('#vs-result .vs-outcome', (n) => n.textContent), expectedStatus(adjudication.status));
     const humanWon = adjudication.status.state === 'STATE_WIN' && adjudication.status.winners.includes('SEAT_W');
     const computerWon = adjudication.status.state === 'STATE_WIN' && !humanWon;
     assert.match(await page.$eval('#vs-result', (n) => n.textContent),
@@ -771,6 +769,7 @@ describe('playground', () => {
     // Each of the computer's moves is SuggestMove's for that position at
     // level 1 with seed 7, and each of the human's the best hint of level 3.
     let position = info.startPosition;
+    let last;  // ValidateMove's answer to the last move: the status the page shows.
     for (const [ply, move] of moves.entries()) {
       const legal = await api('LegalMoves', {variant, position});
       if (legal.status.toMove === 'SEAT_B') {
@@ -783,8 +782,12 @@ describe('playground', () => {
       const step = await api('ValidateMove', {variant, position, move});
       assert.equal(step.legal, true, `ply ${ply + 1}: ${move}`);
       position = step.positionAfter;
+      last = step;
     }
     assert.equal(position, adjudication.finalPosition);
+    for (const field of ['state', 'rule', 'winners']) assert.deepEqual(last.status[field], adjudication.status[field]);
+    assert.equal(await statusText(page), expectedStatus(last.status));
+    assert.equal(await page.$eval('#vs-result .vs-outcome', (n) => n.textContent), expectedStatus(last.status));
     await shot(page, '16-vs-computer-over');
     await axeCheck(page, 'a game against the computer, over');
     // After the game, a hint is the service's error naming the field.
@@ -824,12 +827,12 @@ describe('playground', () => {
     const hint = await page.$eval('#hint-list li', (n) => n.dataset.path);
     await page.click('#hint-list li:first-child .hint-play');
     await settle(page);
-    // r's move, then b's and g's (the computer's), then r again.
+    // r's move, then b's, g's and w's (the computer's), then r again.
     const moves = (await page.$eval('#vs-record', (n) => n.textContent)).split(' ');
-    assert.equal(moves.length, 4);
+    assert.equal(moves.length, 5);
     assert.equal(moves[1], hint);
     let position = afterW.positionAfter;
-    for (const ply of [1, 2, 3]) {
+    for (const ply of [1, 2, 3, 4]) {
       if (ply > 1) {
         const suggested = await api('SuggestMove', {variant, position, level: 2});
         assert.equal(moves[ply], suggested.move.path, `ply ${ply + 1}`);
