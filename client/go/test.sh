@@ -71,7 +71,7 @@ go build -o "$build/bin/halma-example" "$import_root/cmd/halma-example"
 
 log=$build/test.log
 if ! HALMA_SERVER_BINARY=$server \
-    HALMA_TESTDATA_DIR=$(realpath "$here/../../tests/service/testdata") \
+    HALMA_TESTDATA_DIR=$(realpath "$here/../../tests/service/server/testdata") \
     HALMA_EXAMPLE_BINARY=$build/bin/halma-example \
     go test -count=1 -timeout=110s -v "$import_root/halma" >"$log" 2>&1; then
   cat "$log"

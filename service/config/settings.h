@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "halma/bot/search.h"
 #include "halma/perft.h"
 
 namespace halma::service {
@@ -89,10 +90,28 @@ inline constexpr std::int64_t kInt64Max =
     ::halma::kMaxPerftDepth, ::halma::service::SettingScope::kRules,           \
     "Deepest Perft answered (deeper is INVALID_ARGUMENT); every Perft is "     \
     "bounded by max_call_seconds too.")                                        \
+  X(std::int64_t, max_suggest_nodes, "HALMA_MAX_SUGGEST_NODES", 4'000'000,     \
+    1000, ::halma::bot::kMaxNodeBudget,                                        \
+    ::halma::service::SettingScope::kRules,                                    \
+    "Largest search SuggestMove runs, in nodes: a larger max_nodes, or a "     \
+    "level that searches more, is INVALID_ARGUMENT naming this limit.")        \
+  X(int, max_suggest_time_ms, "HALMA_MAX_SUGGEST_TIME_MS", 10000, 1,           \
+    3'600'000, ::halma::service::SettingScope::kRules,                         \
+    "Largest max_time_ms SuggestMove accepts (larger is INVALID_ARGUMENT); "   \
+    "every search is bounded by max_call_seconds too.")                        \
+  X(int, suggest_table_bits, "HALMA_SUGGEST_TABLE_BITS",                       \
+    ::halma::bot::SearchWorkspace::kDefaultTableBits,                          \
+    ::halma::bot::SearchWorkspace::kMinTableBits,                              \
+    ::halma::bot::SearchWorkspace::kMaxTableBits,                              \
+    ::halma::service::SettingScope::kRules,                                    \
+    "SuggestMove's transposition table: 2^bits entries of 16 bytes, "          \
+    "allocated once per admission slot. Answers depend on it: servers that "   \
+    "must agree use the same value (the default).")                            \
   X(int, max_concurrent_adjudications, "HALMA_MAX_CONCURRENT_ADJUDICATIONS",   \
     0, 0, 1 << 16, ::halma::service::SettingScope::kAdmission,                 \
-    "Expensive calls (Adjudicate, AdjudicateStream records, Perft) run at "    \
-    "once; more wait in the admission queue. 0 = the number of CPUs.")         \
+    "Expensive calls (Adjudicate, AdjudicateStream records, Perft, "           \
+    "SuggestMove) run at once; more wait in the admission queue. 0 = the "     \
+    "number of CPUs.")                                                         \
   X(int, max_queue_length, "HALMA_MAX_QUEUE_LENGTH", 256, 0, 1 << 20,          \
     ::halma::service::SettingScope::kAdmission,                                \
     "Expensive calls that may wait for a slot at once; more are refused at "   \

@@ -373,13 +373,14 @@ HttpResponse ConnectHandler::HandleRpc(
     return ErrorResponse(absl::UnimplementedError(
         "method: AdjudicateStream is a bidirectional stream, served over "
         "gRPC only (this listener speaks HTTP/1.1); expected "
-        "ValidateMove, LegalMoves, Adjudicate, ListVariants or Perft"));
+        "ValidateMove, LegalMoves, Adjudicate, ListVariants, Perft or "
+        "SuggestMove"));
   }
   if (!found.has_value()) {
     return ErrorResponse(absl::UnimplementedError(
         absl::StrCat("method: ", QuoteForError(name),
                      ": no such method, expected ValidateMove, LegalMoves, "
-                     "Adjudicate, ListVariants or Perft")));
+                     "Adjudicate, ListVariants, Perft or SuggestMove")));
   }
   const RulesMethod method = *found;
   const bool get = request.method == "GET";
@@ -511,6 +512,11 @@ absl::Status ConnectHandler::AnswerRpc(const HttpRequest& request,
       return Serve<v1::PerftRequest, v1::PerftResponse>(
           bytes, codec, call, response, [&](const auto& in, auto* out) {
             return core_->Perft(in, out, checkpoint);
+          });
+    case RulesMethod::kSuggestMove:
+      return Serve<v1::SuggestMoveRequest, v1::SuggestMoveResponse>(
+          bytes, codec, call, response, [&](const auto& in, auto* out) {
+            return core_->SuggestMove(in, out, checkpoint);
           });
     default:
       return absl::UnimplementedError(absl::StrCat(

@@ -77,7 +77,10 @@ struct RulesCore::TextAnswer {
   bool want_text = false;
 };
 
-RulesCore::RulesCore(RulesOptions options) : options_(options) {
+RulesCore::RulesCore(RulesOptions options)
+    : options_(options),
+      workspaces_(std::make_unique<SearchWorkspaces>(
+          options.suggest_workspaces, options.suggest_table_bits)) {
   for (const PresetTable::Entry& entry : PresetTable::Get().entries()) {
     const Variant& variant = entry.variant;
     v1::VariantInfo* info = variants_.add_variants();

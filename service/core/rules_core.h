@@ -14,6 +14,8 @@
 #define HALMA_SERVICE_CORE_RULES_CORE_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -22,6 +24,7 @@
 #include "halma/v1/halma.pb.h"
 #include "service/config/settings.h"
 #include "service/core/record_view.h"
+#include "service/core/search_workspaces.h"
 
 namespace halma::service {
 
@@ -30,6 +33,15 @@ struct RulesOptions {
   int max_record_moves = setting_default::max_record_moves;
   // Deepest Perft accepted (its cost grows about tenfold a ply).
   int max_perft_depth = setting_default::max_perft_depth;
+  // SuggestMove: the largest node budget (a level's included) and time
+  // budget a request may ask for.
+  std::int64_t max_suggest_nodes = setting_default::max_suggest_nodes;
+  int max_suggest_time_ms = setting_default::max_suggest_time_ms;
+  // SuggestMove's workspaces: one per search that may run at once (the
+  // admission gate's slots), each with a table of 2^suggest_table_bits
+  // entries, allocated when the core is made.
+  int suggest_workspaces = 1;
+  int suggest_table_bits = setting_default::suggest_table_bits;
 };
 
 // A checkpoint that never stops the work.
@@ -70,8 +82,16 @@ class RulesCore {
   absl::Status Perft(
       const v1::PerftRequest& request, v1::PerftResponse* response,
       absl::FunctionRef<absl::Status()> checkpoint = NoCheckpoint) const;
+  // The search stops when `checkpoint` fails: the call ends with its status,
+  // or, with `best_so_far`, answers with the best move found until then
+  // (suggest_move.cc).
+  absl::Status SuggestMove(
+      const v1::SuggestMoveRequest& request, v1::SuggestMoveResponse* response,
+      absl::FunctionRef<absl::Status()> checkpoint = NoCheckpoint) const;
 
   const RulesOptions& options() const { return options_; }
+  // Bytes SuggestMove's workspaces hold (allocated once).
+  std::size_t SuggestMemoryBytes() const { return workspaces_->MemoryBytes(); }
 
  private:
   struct TextAnswer;
@@ -94,6 +114,8 @@ class RulesCore {
   // Built once: presets never change. Also kept serialized, for the answer.
   v1::ListVariantsResponse variants_;
   std::string variants_bytes_;
+  // Lent to one SuggestMove at a time.
+  std::unique_ptr<SearchWorkspaces> workspaces_;
 };
 
 }  // namespace halma::service

@@ -19,7 +19,8 @@ namespace halma::service {
   X(Adjudicate, "replaying the record")       \
   X(ListVariants, "")                         \
   X(AdjudicateStream, "replaying the record") \
-  X(Perft, "counting")
+  X(Perft, "counting")                        \
+  X(SuggestMove, "searching")
 
 enum class RulesMethod : std::uint8_t {
 #define HALMA_RULES_METHOD_ENUM(name, work) k##name,

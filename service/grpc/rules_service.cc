@@ -143,4 +143,19 @@ grpc::ServerUnaryReactor* RulesService::Perft(
       });
 }
 
+grpc::ServerUnaryReactor* RulesService::SuggestMove(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return GatedUnaryCall::Start(
+      edge_, RulesMethod::kSuggestMove, context, request, response,
+      [core = edge_.core](const Checkpoint& checkpoint,
+                          const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
+                          ObservedCall& call) {
+        return AnswerMessage<v1::SuggestMoveRequest, v1::SuggestMoveResponse>(
+            in, out, call, [&](const auto& request, auto* response) {
+              return core->SuggestMove(request, response, checkpoint);
+            });
+      });
+}
+
 }  // namespace halma::service

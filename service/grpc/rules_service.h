@@ -25,7 +25,8 @@ using RulesServiceBase = v1::HalmaRules::WithRawCallbackMethod_ValidateMove<
             v1::HalmaRules::WithRawCallbackMethod_ListVariants<
                 v1::HalmaRules::WithRawCallbackMethod_AdjudicateStream<
                     v1::HalmaRules::WithRawCallbackMethod_Perft<
-                        v1::HalmaRules::Service>>>>>>;
+                        v1::HalmaRules::WithRawCallbackMethod_SuggestMove<
+                            v1::HalmaRules::Service>>>>>>>;
 
 class RulesService final : public RulesServiceBase {
  public:
@@ -50,6 +51,9 @@ class RulesService final : public RulesServiceBase {
   grpc::ServerUnaryReactor* Perft(grpc::CallbackServerContext* context,
                                   const grpc::ByteBuffer* request,
                                   grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* SuggestMove(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
 
   // Server shutdown: every open AdjudicateStream answers the records it
   // has received and ends (UNAVAILABLE); new ones are refused.

@@ -139,6 +139,7 @@ void Logger::Access(const AccessRecord& r) {
             {"request_bytes", r.request_bytes},
             {"response_bytes", r.response_bytes}});
   if (!r.variant.empty()) line.Add("variant", r.variant);
+  if (!r.level.empty()) line.Add("suggest_level", r.level);
   if (!r.trace_id.empty()) line.Add("trace_id", r.trace_id);
   Write(line);
 }

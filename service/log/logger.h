@@ -68,7 +68,11 @@ struct AccessRecord {
   std::string_view peer = {};
   std::int64_t request_bytes = 0;
   std::int64_t response_bytes = 0;
-  std::string_view variant = {};   // Left out of the line when empty.
+  std::string_view variant = {};  // Left out of the line when empty.
+  // SuggestMove: the level asked for ("default", "1".."8", "budget"), as
+  // the line's "suggest_level" ("level" is the line's severity); left out
+  // when empty.
+  std::string_view level = {};
   std::string_view trace_id = {};  // From traceparent; left out when empty.
 };
 

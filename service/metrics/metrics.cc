@@ -49,7 +49,12 @@ constexpr std::array<absl::string_view, kLimitCount> kLimitNames = {
     "max_call_seconds",
     "max_queue_length",
     "max_queue_wait_ms",
+    "max_suggest_nodes",
+    "max_suggest_time_ms",
 };
+
+constexpr std::array<absl::string_view, kSuggestLevelCount> kSuggestLevels = {
+    "default", "1", "2", "3", "4", "5", "6", "7", "8", "budget"};
 
 constexpr absl::string_view kCustomVariant = "custom";
 constexpr absl::string_view kUnknownVariant = "unknown";
@@ -251,6 +256,21 @@ absl::Status Metrics::Build(const MetricsOptions& options) {
     rejected_[i] = &rejected.Add({{"limit", Str(kLimitNames[i])}});
   }
 
+  auto& suggest_nodes =
+      prometheus::BuildHistogram()
+          .Name("halma_suggest_nodes")
+          .Help(
+              "Nodes searched per SuggestMove answered (the sum: nodes "
+              "searched), by the level asked for: default, 1 to 8, or "
+              "budget.")
+          .Register(registry);
+  const prometheus::Histogram::BucketBoundaries node_buckets = {
+      1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7, 3e7, 1e8};
+  for (int i = 0; i < kSuggestLevelCount; ++i) {
+    suggest_nodes_[i] =
+        &suggest_nodes.Add({{"level", Str(kSuggestLevels[i])}}, node_buckets);
+  }
+
   prometheus::BuildGauge()
       .Name("halma_build_info")
       .Help("Always 1; the labels say which build is running.")
@@ -327,6 +347,16 @@ void Metrics::RecordRejected(Limit limit) {
   if (index < kLimitCount) rejected_[index]->Increment();
 }
 
+absl::string_view SuggestLevelName(int level) {
+  return level >= 0 && level < kSuggestLevelCount ? kSuggestLevels[level]
+                                                  : "default";
+}
+
+void Metrics::RecordSuggestNodes(int level, std::int64_t nodes) {
+  suggest_nodes_[level >= 0 && level < kSuggestLevelCount ? level : 0]->Observe(
+      static_cast<double>(nodes));
+}
+
 void Metrics::RecordQueueWait(Method method, absl::Duration waited) {
   const int index = static_cast<int>(method);
   (*queue_wait_)[index < kMethodCount ? index : kMethodCount - 1].Observe(
@@ -374,7 +404,8 @@ std::vector<prometheus::MetricFamily> Metrics::Collect() const {
   queue_wait.name = "halma_admission_wait_seconds";
   queue_wait.help =
       "Time an expensive call (Adjudicate, an AdjudicateStream record, "
-      "Perft) waited for a slot of the admission gate, zero when one was "
+      "Perft, SuggestMove) waited for a slot of the admission gate, zero when "
+      "one was "
       "free; calls refused while waiting included, by method.";
   queue_wait.type = prometheus::MetricType::Histogram;
   for (int m = 0; m < kMethodCount; ++m) {

@@ -28,6 +28,7 @@
 #include "halma/v1/halma.pb.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
 #include "prometheus/metric_family.h"
 #include "prometheus/registry.h"
 #include "service/core/rules_methods.h"
@@ -82,12 +83,22 @@ enum class Limit : std::uint8_t {
   kMaxCallSeconds,
   kMaxQueueLength,
   kMaxQueueWaitMs,
+  kMaxSuggestNodes,
+  kMaxSuggestTimeMs,
 };
-inline constexpr int kLimitCount = 6;
+inline constexpr int kLimitCount = 8;
 // "max_concurrent_adjudications", ...
 absl::string_view LimitName(Limit limit);
 // The inverse; false for a name that is no limit.
 bool LimitFromName(absl::string_view name, Limit* limit);
+
+// The level a SuggestMove request asks for, the `level` label of
+// halma_suggest_nodes: "default" (none), "1" to "8", or "budget" (an
+// explicit budget instead of a level). Bounded: no request adds a value.
+inline constexpr int kSuggestLevelCount = 10;
+inline constexpr int kSuggestLevelDefault = 0;  // Levels 1..8 are 1..8.
+inline constexpr int kSuggestLevelBudget = 9;
+absl::string_view SuggestLevelName(int level);
 
 struct MetricsOptions {
   // halma_build_info's labels: Version() and the active flood-fill kernel's
@@ -141,6 +152,10 @@ class Metrics {
   // How long an expensive call waited for a slot of the admission gate
   // (zero when one was free): halma_admission_wait_seconds.
   void RecordQueueWait(Method method, absl::Duration waited);
+  // One SuggestMove search answered: halma_suggest_nodes (a histogram of
+  // the nodes searched per call, by the level asked for; its sum is the
+  // nodes searched). `level` is 0..kSuggestLevelCount-1.
+  void RecordSuggestNodes(int level, std::int64_t nodes);
 
   // CallStarted now, CallFinished when it goes out of scope.
   class InFlightCall {
@@ -218,6 +233,9 @@ class Metrics {
   std::array<prometheus::Counter*, kLimitCount> rejected_{};
   // [Method]: only the gated methods' are ever observed.
   std::unique_ptr<std::array<LatencyHistogram, kMethodCount>> queue_wait_;
+  // [level]: a search takes milliseconds, so prometheus-cpp's histogram
+  // (a mutex per Observe) costs nothing that matters here.
+  std::array<prometheus::Histogram*, kSuggestLevelCount> suggest_nodes_{};
 };
 
 }  // namespace halma::service::metrics

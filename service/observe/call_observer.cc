@@ -86,6 +86,12 @@ void ObservedCall::NoteIllegal(v1::IllegalReason reason) {
   if (observer_.metrics_ != nullptr) observer_.metrics_->RecordIllegal(reason);
 }
 
+void ObservedCall::NoteNodesSearched(std::int64_t nodes) {
+  if (observer_.metrics_ != nullptr) {
+    observer_.metrics_->RecordSuggestNodes(suggest_level_, nodes);
+  }
+}
+
 void ObservedCall::NoteQueueWait(absl::Duration waited) {
   if (observer_.metrics_ != nullptr) {
     observer_.metrics_->RecordQueueWait(method_, waited);
@@ -128,6 +134,11 @@ void ObservedCall::Record(absl::StatusCode code) {
         .request_bytes = static_cast<std::int64_t>(request_bytes_),
         .response_bytes = static_cast<std::int64_t>(response_bytes_),
         .variant = variant_,
+        .level = suggest_level_ < 0
+                     ? std::string_view()
+                     : std::string_view(
+                           metrics::SuggestLevelName(suggest_level_).data(),
+                           metrics::SuggestLevelName(suggest_level_).size()),
         .trace_id = trace_id_,
     });
   }
@@ -138,6 +149,21 @@ void ObservedCall::Record(absl::StatusCode code) {
 
 void NoteAnswer(ObservedCall& call, const v1::ValidateMoveResponse& response) {
   if (!response.legal()) call.NoteIllegal(response.reason());
+}
+
+void NoteRequest(ObservedCall& call, const v1::SuggestMoveRequest& request) {
+  call.NoteVariant(request.variant());
+  int level = metrics::kSuggestLevelDefault;
+  if (request.level() >= 1 && request.level() < metrics::kSuggestLevelBudget) {
+    level = request.level();
+  } else if (request.max_nodes() != 0 || request.max_time_ms() != 0) {
+    level = metrics::kSuggestLevelBudget;
+  }
+  call.NoteSuggestLevel(level);
+}
+
+void NoteAnswer(ObservedCall& call, const v1::SuggestMoveResponse& response) {
+  call.NoteNodesSearched(response.nodes());
 }
 
 void NoteAnswer(ObservedCall& call, const v1::AdjudicateResponse& response) {

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -73,6 +74,11 @@ class ObservedCall {
   void NoteVariant(const v1::Variant& variant);
   // An answer that a move is illegal.
   void NoteIllegal(v1::IllegalReason reason);
+  // SuggestMove: the level asked for (metrics::kSuggestLevel*; the access
+  // log's `level`, the label of the nodes searched).
+  void NoteSuggestLevel(int level) { suggest_level_ = level; }
+  // SuggestMove: the nodes its search visited.
+  void NoteNodesSearched(std::int64_t nodes);
   // The wait for a slot of the admission gate (zero when one was free).
   void NoteQueueWait(absl::Duration waited);
   // A part of the call ended by `status` (an AdjudicateStream record):
@@ -100,6 +106,7 @@ class ObservedCall {
   std::string peer_;
   std::string trace_id_;
   std::string variant_;
+  int suggest_level_ = -1;  // None: not a SuggestMove.
 };
 
 // What a request tells the observer: the variant it names, if any.
@@ -110,12 +117,16 @@ void NoteRequest(ObservedCall& call, const Request& request) {
   }
 }
 
+// SuggestMove's: the variant and the level asked for.
+void NoteRequest(ObservedCall& call, const v1::SuggestMoveRequest& request);
+
 // What an answer tells the observer: nothing by default; one overload per
 // method whose answers it counts (the place to add a new method's).
 template <typename Response>
 void NoteAnswer(ObservedCall& /*call*/, const Response& /*response*/) {}
 void NoteAnswer(ObservedCall& call, const v1::ValidateMoveResponse& response);
 void NoteAnswer(ObservedCall& call, const v1::AdjudicateResponse& response);
+void NoteAnswer(ObservedCall& call, const v1::SuggestMoveResponse& response);
 
 }  // namespace halma::service
 

@@ -41,6 +41,9 @@ const state = {
   overlay: null,        // {squares, kind}: the path drawn when not hovering.
   focus: null,          // The board cell that takes the keyboard.
   replay: null,         // The adjudicated record being stepped through.
+  vs: null,             // A game against the computer: {human, level, seed, moves, thinking}.
+  hints: null,          // SuggestMove's ranked moves shown: {position, answer, candidates}.
+  hintFocus: -1,        // The hint hovered or focused (its path drawn bold).
 };
 
 // ---------------------------------------------------------------- API --
@@ -366,6 +369,8 @@ function drawBoard() {
     coords.append(file, rank);
   }
   board.append(coords);
+  board.append(svg('g', {class: 'hint-paths', id: 'hint-overlay', 'aria-hidden': 'true'}));
+  drawHints();
   board.append(svg('g', {class: 'overlay', id: 'overlay', 'aria-hidden': 'true'}));
   drawOverlay(state.overlay);
   if (hadFocus) focusCell(state.focus);
@@ -385,6 +390,38 @@ function drawOverlay(overlay) {
   points.forEach((p, i) => {
     group.append(svg('circle', {class: 'path-dot ' + overlay.kind, cx: p.x, cy: p.y,
                                 r: i === 0 ? 4 : 6}));
+  });
+}
+
+// The hints' paths, each with its rank in a badge on its destination; the
+// hint hovered or focused in the list is drawn bold.
+function drawHints() {
+  const group = $('#hint-overlay');
+  if (!group) return;
+  group.replaceChildren();
+  if (!state.hints) return;
+  const badges = new Map();  // destination -> badges drawn there (set side by side).
+  state.hints.candidates.forEach((candidate, i) => {
+    const path = candidate.move.path;
+    if (path === 'pass') return;
+    const points = moveSquares(path).map(centre);
+    const focused = i === state.hintFocus;
+    const destination = candidate.move.destination;
+    const shift = badges.get(destination) || 0;
+    badges.set(destination, shift + 1);
+    group.append(svg('polyline', {
+      class: 'path hint' + (focused ? ' focused' : ''),
+      points: points.map((p) => p.x + ',' + p.y).join(' '),
+      'data-path': path,
+      'data-rank': String(i + 1),
+    }));
+    const end = points[points.length - 1];
+    const x = end.x - SQUARE / 2 + 10 + (shift % 2) * 20;
+    const y = end.y + SQUARE / 2 - 10 - Math.floor(shift / 2) * 20;
+    group.append(svg('circle', {class: 'hint-badge' + (focused ? ' focused' : ''), cx: x, cy: y, r: 9}));
+    const rank = svg('text', {class: 'hint-rank', x, y: y + 4, 'text-anchor': 'middle'});
+    rank.textContent = String(i + 1);
+    group.append(rank);
   });
 }
 
@@ -418,6 +455,23 @@ function statusText(status) {
     default:
       return 'Unknown status';
   }
+}
+
+function hopWords(hops) {
+  return hops === 0 ? 'a step' : hops + (hops === 1 ? ' hop' : ' hops');
+}
+
+// A MoveScore in words (docs/bot.md, "Scores"): a forced result in the
+// seat's own moves, else the evaluation's estimate in turns.
+function scoreText(score) {
+  const kind = score && score.kind ? score.kind : 'KIND_ESTIMATE';
+  const moves = score && score.moves ? score.moves : 0;
+  const within = ' within ' + moves + (moves === 1 ? ' move' : ' moves');
+  if (kind === 'KIND_WIN') return 'wins' + within;
+  if (kind === 'KIND_LOSS') return 'loses' + within;
+  if (kind === 'KIND_DRAW') return 'a draw' + within;
+  const ahead = score && score.turnsAhead ? score.turnsAhead : 0;
+  return ahead >= 0 ? ahead.toFixed(1) + ' turns ahead' : (-ahead).toFixed(1) + ' turns behind';
 }
 
 function renderStatus() {
@@ -483,6 +537,8 @@ function render() {
   renderStatus();
   renderSelection();
   renderChain();
+  renderVs();
+  renderHints();
   $('#move-undo').disabled = state.history.length === 0;
 }
 
@@ -539,6 +595,10 @@ function setPosition(position, status) {
   state.moves = [];
   state.chain = null;
   state.overlay = null;
+  if (state.hints && state.hints.position !== position) {
+    state.hints = null;
+    state.hintFocus = -1;
+  }
   $('#position').value = position;
 }
 
@@ -546,6 +606,7 @@ async function loadPreset(name) {
   const info = state.presets.find((preset) => preset.name === name);
   try {
     const answer = await setVariant({preset: name}, info.spec);
+    state.vs = null;
     state.history = [];
     setPosition(answer.position, answer.status);
     verdict('', []);
@@ -571,6 +632,7 @@ async function loadCustom() {
   const spec = customSpec();
   try {
     const answer = await setVariant({custom: spec}, spec);
+    state.vs = null;
     state.history = [];
     setPosition(answer.position, answer.status);
     verdict('', []);
@@ -587,6 +649,7 @@ async function showPosition(text) {
   if (text) request.position = text;
   try {
     const {answer} = await call('LegalMoves', request, {label: 'show a position'});
+    state.vs = null;
     state.history = [];
     setPosition(answer.position, answer.status);
     verdict('', []);
@@ -597,6 +660,7 @@ async function showPosition(text) {
 }
 
 async function select(square) {
+  if (refuseComputersTurn()) return;
   try {
     const {answer} = await call('LegalMoves', {variant: variantRequest(), position: state.position,
                                                 origin: square},
@@ -635,6 +699,7 @@ function illegalVerdict(move, answer) {
 
 // ValidateMove; a legal move is played (the board moves on).
 async function play(move) {
+  if (refuseComputersTurn()) return;
   try {
     const {answer} = await call('ValidateMove', {variant: variantRequest(), position: state.position, move},
                                 {label: 'play ' + move});
@@ -650,19 +715,183 @@ async function play(move) {
   }
 }
 
-function commit(answer) {
+// Plays a legal move (ValidateMove's answer). In a game against the
+// computer, a move of the human's is answered by the computer's.
+function commit(answer, byComputer = false) {
   const mover = seatLetter(answer.mover);
   const hops = answer.hops || 0;
   state.history.push({position: state.position, status: state.status});
+  if (state.vs) state.vs.moves.push(answer.path);
   setPosition(answer.positionAfter, answer.status);
   state.overlay = answer.path === 'pass' ? null : {squares: moveSquares(answer.path), kind: 'last'};
   verdict('good', [
-    element('strong', {text: mover + ' played '}),
+    element('strong', {text: mover + (byComputer ? ' (the computer) played ' : ' played ')}),
     element('code', {className: 'move', text: answer.path}),
     ' (' + (answer.path === 'pass' ? 'pass' : hops === 0 ? 'a step' : hops + (hops === 1 ? ' hop' : ' hops')) + '). ',
     statusText(answer.status) + '.',
   ]);
   render();
+  if (state.vs && !byComputer) act(computerTurns);
+}
+
+// ------------------------------------------------ against the computer --
+
+function computerToMove() {
+  const status = state.status;
+  return Boolean(state.vs && status && status.state === 'STATE_IN_PROGRESS' &&
+                 seatLetter(status.toMove) !== state.vs.human);
+}
+
+function refuseComputersTurn() {
+  if (!computerToMove()) return false;
+  verdict('info', ['The computer plays ' + seatLetter(state.status.toMove) + '; wait for its move.']);
+  return true;
+}
+
+// A new game from the variant's start: the human plays the seat chosen,
+// the computer every other seat at the level chosen.
+async function startVs() {
+  const seed = $('#vs-seed').value.trim() || '0';
+  if (!/^[0-9]{1,20}$/.test(seed) || BigInt(seed) >= 2n ** 64n) {
+    verdict('bad', [element('strong', {text: 'Seed: '}), 'expected digits (0 to 2^64 - 1), not "' + seed.slice(0, 40) + '".']);
+    return;
+  }
+  const {answer} = await call('LegalMoves', {variant: variantRequest()}, {label: 'a new game against the computer'});
+  state.history = [];
+  setPosition(answer.position, answer.status);
+  state.vs = {human: $('#vs-seat').value, level: Number($('#vs-level').value), seed, moves: [], thinking: null};
+  verdict('', []);
+  render();
+  await computerTurns();
+}
+
+// The computer's moves (SuggestMove, then ValidateMove to play it) until
+// the human is to move or the game is over: at most one turn a seat.
+async function computerTurns() {
+  const vs = state.vs;
+  if (!vs) return;
+  try {
+    for (let turn = 0; turn < seatsOf(state.spec).length && computerToMove() && state.vs === vs; ++turn) {
+      const seat = seatLetter(state.status.toMove);
+      vs.thinking = seat;
+      renderVs();
+      const position = state.position;
+      const request = {variant: variantRequest(), position, level: vs.level};
+      if (vs.seed !== '0') request.seed = vs.seed;
+      const {answer} = await call('SuggestMove', request, {label: 'the computer (' + seat + ', level ' + vs.level + ')'});
+      if (state.vs !== vs || state.position !== position) return;  // Stopped meanwhile.
+      const move = answer.move.path;
+      const {answer: played} = await call('ValidateMove', {variant: variantRequest(), position, move},
+                                          {label: 'the computer plays ' + move});
+      if (state.vs !== vs || state.position !== position) return;
+      if (!played.legal) throw new Error('the service suggested ' + move + ', which ValidateMove refuses: ' + played.message);
+      commit(played, true);
+    }
+  } finally {
+    vs.thinking = null;
+    renderVs();
+  }
+}
+
+function renderVs() {
+  const seatSelect = $('#vs-seat');
+  if (state.spec) {
+    const seats = seatsOf(state.spec);
+    const have = [...seatSelect.options].map((option) => option.value);
+    if (have.join() !== seats.join()) {
+      seatSelect.replaceChildren(...seats.map((seat) => element('option', {value: seat, text: seat + ' (' + SEAT_NAMES[seat] + ')'})));
+    }
+  }
+  const vs = state.vs;
+  const status = state.status;
+  $('#vs-stop').hidden = !vs;
+  $('#vs-record-box').hidden = !vs;
+  const line = $('#vs-status');
+  const result = $('#vs-result');
+  if (!vs) {
+    line.textContent = '';
+    result.replaceChildren();
+    result.className = '';
+    return;
+  }
+  $('#vs-record').textContent = vs.moves.join(' ');
+  $('#vs-ply-count').textContent = String(vs.moves.length);
+  const over = !status || status.state !== 'STATE_IN_PROGRESS';
+  if (over) {
+    line.textContent = 'You played ' + vs.human + ' against the computer at level ' + vs.level + '.';
+    const winners = (status && status.winners || []).map(seatLetter);
+    let outcome;
+    if (status && status.state === 'STATE_WIN') outcome = winners.includes(vs.human) ? 'You won.' : 'The computer won.';
+    else outcome = 'A draw.';
+    result.className = 'result-box ' + (status && status.state === 'STATE_WIN' && !winners.includes(vs.human) ? 'box-bad' : 'box-good');
+    result.replaceChildren(element('strong', {text: 'Game over: '}),
+                           element('span', {className: 'vs-outcome', text: statusText(status)}),
+                           '. ' + outcome + ' ' + vs.moves.length + ' moves played.');
+    return;
+  }
+  result.replaceChildren();
+  result.className = '';
+  if (vs.thinking) {
+    line.textContent = 'The computer (' + vs.thinking + ', level ' + vs.level + ') is thinking…';
+  } else if (computerToMove()) {
+    line.textContent = 'The computer plays ' + seatLetter(status.toMove) + '.';
+  } else {
+    line.textContent = 'Your move: you play ' + vs.human + ' against the computer at level ' + vs.level + '.';
+  }
+}
+
+// ---------------------------------------------------------------- hints --
+
+// SuggestMove with `candidates`: the best moves of the side to move,
+// ranked, with their scores; their paths are drawn on the board.
+async function showHints() {
+  const count = Math.max(1, Math.min(16, Math.round(Number($('#hint-count').value) || 3)));
+  const position = state.position;
+  const request = {variant: variantRequest(), position, level: Number($('#hint-level').value), candidates: count};
+  const {answer} = await call('SuggestMove', request, {label: 'hints'});
+  if (state.position !== position) return;
+  state.hints = {position, answer, candidates: answer.candidates || []};
+  state.hintFocus = -1;
+  render();
+}
+
+function renderHints() {
+  const box = $('#hints');
+  const hints = state.hints;
+  if (!hints) {
+    box.replaceChildren();
+    return;
+  }
+  const answer = hints.answer;
+  const summary = element('p', {className: 'hint-summary', text:
+      'For ' + seatLetter(answer.mover) + ' at level ' + answer.level + ': searched ' + (answer.depth || 0) +
+      (answer.depth === 1 ? ' ply' : ' plies') + ' deep, ' + (answer.nodes || '0') + ' nodes.'});
+  const list = element('ol', {id: 'hint-list'});
+  hints.candidates.forEach((candidate, i) => {
+    const move = candidate.move;
+    const item = element('li', {'data-path': move.path, 'data-rank': String(i + 1)}, [
+      element('code', {className: 'hint-move', text: move.path}),
+      ' (' + (move.path === 'pass' ? 'pass' : hopWords(move.hops || 0)) + '): ',
+      element('span', {className: 'hint-score', text: scoreText(candidate.score)}),
+      element('span', {className: 'hint-value', text: ' (value ' + ((candidate.score && candidate.score.value) || 0) + ')'}),
+    ]);
+    if (!computerToMove() && state.status && state.status.state === 'STATE_IN_PROGRESS') {
+      const button = element('button', {type: 'button', className: 'hint-play', text: 'Play',
+                                        'aria-label': 'Play ' + move.path});
+      button.addEventListener('click', () => act(() => play(move.path)));
+      item.append(' ', button);
+    }
+    const highlight = (on) => {
+      state.hintFocus = on ? i : -1;
+      drawHints();
+    };
+    item.addEventListener('pointerenter', () => highlight(true));
+    item.addEventListener('pointerleave', () => highlight(false));
+    item.addEventListener('focusin', () => highlight(true));
+    item.addEventListener('focusout', () => highlight(false));
+    list.append(item);
+  });
+  box.replaceChildren(summary, list);
 }
 
 // Chain mode: ValidateMove on the chain so far, for its continuations.
@@ -945,6 +1174,7 @@ async function showPly(ply, logIt = true) {
     if (replay.variant.preset) $('#variant').value = replay.variant.preset;
   }
   state.history = [];
+  state.vs = null;
   setPosition(entry.position, entry.status);
   let text;
   if (ply === 0) {
@@ -1049,13 +1279,35 @@ function wire() {
     if (move) act(() => play(move));
   });
   $('#move-undo').addEventListener('click', () => {
-    const previous = state.history.pop();
+    let previous = state.history.pop();
     if (!previous) return;
+    if (state.vs) {
+      // Back to the human's last turn: the computer's replies go too.
+      state.vs.moves.pop();
+      while (state.history.length && seatLetter(previous.status.toMove) !== state.vs.human) {
+        previous = state.history.pop();
+        state.vs.moves.pop();
+      }
+    }
     const history = state.history;
     setPosition(previous.position, previous.status);
     state.history = history;
     verdict('', []);
     render();
+    if (computerToMove()) act(computerTurns);
+  });
+  $('#opponent-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    act(startVs);
+  });
+  $('#vs-stop').addEventListener('click', () => {
+    state.vs = null;
+    verdict('', []);
+    render();
+  });
+  $('#hint-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    act(showHints);
   });
   $('#chain-mode').addEventListener('change', () => {
     state.chain = null;

@@ -121,7 +121,12 @@ absl::Status HalmaServer::BuildRules() {
       metrics_.get(), settings_.access_log ? config_.logger : nullptr);
   core_ = std::make_unique<RulesCore>(
       RulesOptions{.max_record_moves = settings_.max_record_moves,
-                   .max_perft_depth = settings_.max_perft_depth});
+                   .max_perft_depth = settings_.max_perft_depth,
+                   .max_suggest_nodes = settings_.max_suggest_nodes,
+                   .max_suggest_time_ms = settings_.max_suggest_time_ms,
+                   // One search workspace per slot of the gate.
+                   .suggest_workspaces = settings_.max_concurrent_adjudications,
+                   .suggest_table_bits = settings_.suggest_table_bits});
   gate_ = std::make_unique<AdmissionGate>(AdmissionLimits{
       .slots = settings_.max_concurrent_adjudications,
       .max_queue_length = settings_.max_queue_length,

@@ -169,6 +169,41 @@ function expectedStatus(status) {
   return 'Draw (' + status.winners.map(seat).join(', ') + '): ' + rules[status.rule] + at;
 }
 
+// The page's words for a MoveScore (app.js scoreText), from the API's
+// answer.
+function expectedScore(score) {
+  const kind = score.kind || 'KIND_ESTIMATE';
+  const moves = score.moves || 0;
+  const within = ' within ' + moves + (moves === 1 ? ' move' : ' moves');
+  if (kind === 'KIND_WIN') return 'wins' + within;
+  if (kind === 'KIND_LOSS') return 'loses' + within;
+  if (kind === 'KIND_DRAW') return 'a draw' + within;
+  const ahead = score.turnsAhead || 0;
+  return ahead >= 0 ? ahead.toFixed(1) + ' turns ahead' : (-ahead).toFixed(1) + ' turns behind';
+}
+
+// The hints the page shows: per rank, the move, its score in words and
+// its value; and the paths drawn on the board, in rank order.
+async function shownHints(page) {
+  const list = await page.$$eval('#hint-list li', (items) => items.map((item) => ({
+    path: item.dataset.path,
+    move: item.querySelector('.hint-move').textContent,
+    score: item.querySelector('.hint-score').textContent,
+    value: item.querySelector('.hint-value').textContent,
+  })));
+  const drawn = await page.$$eval('#hint-overlay polyline', (lines) => lines.map((line) => [line.dataset.rank, line.dataset.path]));
+  return {list, drawn};
+}
+
+function hintsOf(answer) {
+  const candidates = answer.candidates || [];
+  return {
+    list: candidates.map((c) => ({path: c.move.path, move: c.move.path, score: expectedScore(c.score || {}),
+                                  value: ' (value ' + ((c.score && c.score.value) || 0) + ')'})),
+    drawn: candidates.map((c, i) => [String(i + 1), c.move.path]).filter(([, p]) => p !== 'pass'),
+  };
+}
+
 // The newest exchange in the API log, and its command lines run: curl's
 // output must be the answer shown; grpcurl's line must have grpcurl's form
 // and, run as the same call through buf curl (grpcurl is not packaged for
@@ -667,6 +702,188 @@ describe('playground', () => {
     assert.equal(mismatch.resultMismatch, true);
     assert.match(await page.$eval('#record-result', (n) => n.textContent),
                  /the record claims win:r:target-filled: it differs/);
+    await closePage(page);
+  });
+
+  test('against the computer: a whole brainking-8x8 game against level 1, to its result', async () => {
+    const page = await openPage();
+    const info = await chooseVariant(page, 'brainking-8x8');
+    const variant = {preset: 'brainking-8x8'};
+    await page.selectOption('#vs-level', '1');
+    assert.deepEqual(await page.$$eval('#vs-seat option', (n) => n.map((o) => o.value)), ['w', 'b']);
+    await page.selectOption('#vs-seat', 'w');
+    await page.fill('#vs-seed', '7');
+    // The human (the test) takes the best hint of level 3 each turn,
+    // through the hint's Play button or by clicking its origin and
+    // destination on the board, in turn.
+    await page.selectOption('#hint-level', '3');
+    await page.fill('#hint-count', '3');
+    await page.click('#vs-start');
+    await settle(page);
+    assert.equal(await boardPosition(page), info.startPosition);
+    assert.match(await page.$eval('#vs-status', (n) => n.textContent), /^Your move: you play w against the computer at level 1/);
+    let turns = 0;
+    const MAX_TURNS = 300;  // brainking's home-exit rule ends a game long before.
+    for (; turns < MAX_TURNS; ++turns) {
+      const status = await page.$eval('#status', (n) => ({state: n.dataset.state, toMove: n.dataset.toMove}));
+      if (status.state !== 'STATE_IN_PROGRESS') break;
+      assert.equal(status.toMove, 'SEAT_W', 'the computer left its turn unplayed');
+      if (await page.$('#status #pass')) {
+        await page.click('#status #pass');
+        await settle(page);
+        continue;
+      }
+      await page.click('#hint');
+      await settle(page);
+      if (turns === 0) {
+        // The first hint's exchange: the page's request, and its curl and
+        // grpcurl lines give the answer shown.
+        const {request, answer} = await checkLatestExchange(page, 'SuggestMove');
+        assert.deepEqual(request, {variant, position: info.startPosition, level: 3, candidates: 3});
+        assert.deepEqual(await shownHints(page), hintsOf(answer));
+      }
+      const first = await page.$eval('#hint-list li', (n) => n.dataset.path);
+      if (turns % 2 === 0) {
+        await page.click('#hint-list li:first-child .hint-play');
+      } else {
+        const squares = first.split('-');
+        await page.click(`#board .cell[data-square="${squares[0]}"]`);
+        await settle(page);
+        await page.click(`#board .cell[data-square="${squares[squares.length - 1]}"]`);
+      }
+      await settle(page);
+    }
+    assert.ok(turns < MAX_TURNS, `no result after ${MAX_TURNS} turns of the human`);
+    // The game as played: every move legal, the result the one shown.
+    const moves = (await page.$eval('#vs-record', (n) => n.textContent)).split(' ');
+    assert.equal(await page.$eval('#vs-ply-count', (n) => n.textContent), String(moves.length));
+    const adjudication = await api('Adjudicate', {variant, moves});
+    assert.equal(adjudication.movesPlayed, moves.length);
+    assert.equal(adjudication.illegalMove, undefined);
+    assert.notEqual(adjudication.status.state, 'STATE_IN_PROGRESS');
+    assert.equal(await boardPosition(page), adjudication.finalPosition);
+    const humanWon = adjudication.status.state === 'STATE_WIN' && adjudication.status.winners.includes('SEAT_W');
+    const computerWon = adjudication.status.state === 'STATE_WIN' && !humanWon;
+    assert.match(await page.$eval('#vs-result', (n) => n.textContent),
+                 humanWon ? /You won\./ : computerWon ? /The computer won\./ : /A draw\./);
+    // Each of the computer's moves is SuggestMove's for that position at
+    // level 1 with seed 7, and each of the human's the best hint of level 3.
+    let position = info.startPosition;
+    let last;  // ValidateMove's answer to the last move: the status the page shows.
+    for (const [ply, move] of moves.entries()) {
+      const legal = await api('LegalMoves', {variant, position});
+      if (legal.status.toMove === 'SEAT_B') {
+        const suggested = await api('SuggestMove', {variant, position, level: 1, seed: '7'});
+        assert.equal(move, suggested.move.path, `ply ${ply + 1}: the computer's move`);
+      } else if (move !== 'pass') {
+        const hint = await api('SuggestMove', {variant, position, level: 3, candidates: 3});
+        assert.equal(move, hint.candidates[0].move.path, `ply ${ply + 1}: the human's move`);
+      }
+      const step = await api('ValidateMove', {variant, position, move});
+      assert.equal(step.legal, true, `ply ${ply + 1}: ${move}`);
+      position = step.positionAfter;
+      last = step;
+    }
+    assert.equal(position, adjudication.finalPosition);
+    for (const field of ['state', 'rule', 'winners']) assert.deepEqual(last.status[field], adjudication.status[field]);
+    assert.equal(await statusText(page), expectedStatus(last.status));
+    assert.equal(await page.$eval('#vs-result .vs-outcome', (n) => n.textContent), expectedStatus(last.status));
+    await shot(page, '16-vs-computer-over');
+    await axeCheck(page, 'a game against the computer, over');
+    // After the game, a hint is the service's error naming the field.
+    await page.click('#hint');
+    await settle(page);
+    const refused = await fetch(`${base}/halma.v1.HalmaRules/SuggestMove`, {
+      method: 'POST', headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({variant, position, level: 3, candidates: 3})});
+    const error = await refused.json();
+    assert.equal(refused.status, 400);
+    assert.match(error.message, /^position: the game is over/);
+    assert.equal(await page.$eval('#verdict .code', (n) => n.textContent), error.code);
+    assert.equal(await page.$eval('#verdict .message', (n) => n.textContent), error.message);
+    await closePage(page, [/status of 400/]);
+  });
+
+  test('against the computer on classic-16x16-4p: the computer plays the three other seats', async () => {
+    const page = await openPage();
+    const info = await chooseVariant(page, 'classic-16x16-4p');
+    const variant = {preset: 'classic-16x16-4p'};
+    assert.deepEqual(await page.$$eval('#vs-seat option', (n) => n.map((o) => o.value)), ['w', 'r', 'b', 'g']);
+    await page.selectOption('#vs-level', '2');
+    await page.selectOption('#vs-seat', 'r');
+    await page.fill('#vs-seed', '0');
+    await page.click('#vs-start');
+    await settle(page);
+    // w (the computer) has moved; r is to move.
+    const first = (await page.$eval('#vs-record', (n) => n.textContent)).split(' ');
+    assert.equal(first.length, 1);
+    const w = await api('SuggestMove', {variant, position: info.startPosition, level: 2});
+    assert.equal(first[0], w.move.path);
+    const afterW = await api('ValidateMove', {variant, position: info.startPosition, move: w.move.path});
+    assert.equal(await boardPosition(page), afterW.positionAfter);
+    assert.equal(await statusText(page), 'r to move');
+    await page.click('#hint');
+    await settle(page);
+    const hint = await page.$eval('#hint-list li', (n) => n.dataset.path);
+    await page.click('#hint-list li:first-child .hint-play');
+    await settle(page);
+    // r's move, then b's, g's and w's (the computer's), then r again.
+    const moves = (await page.$eval('#vs-record', (n) => n.textContent)).split(' ');
+    assert.equal(moves.length, 5);
+    assert.equal(moves[1], hint);
+    let position = afterW.positionAfter;
+    for (const ply of [1, 2, 3, 4]) {
+      if (ply > 1) {
+        const suggested = await api('SuggestMove', {variant, position, level: 2});
+        assert.equal(moves[ply], suggested.move.path, `ply ${ply + 1}`);
+      }
+      position = (await api('ValidateMove', {variant, position, move: moves[ply]})).positionAfter;
+    }
+    assert.equal(await boardPosition(page), position);
+    assert.equal(await statusText(page), 'r to move');
+    // Undo goes back to r's previous turn, the computer's replies with it.
+    await page.click('#move-undo');
+    await settle(page);
+    assert.equal(await boardPosition(page), afterW.positionAfter);
+    assert.equal(await page.$eval('#vs-record', (n) => n.textContent), first.join(' '));
+    await closePage(page);
+  });
+
+  test('hints: the ranked candidates with their scores and paths, as SuggestMove gives them', async () => {
+    const page = await openPage();
+    await chooseVariant(page, 'brainking-8x8');
+    const variant = {preset: 'brainking-8x8'};
+    let position = BRAINKING_START;
+    for (const move of ['b1-d3', 'h7-f5', 'a2-c4']) position = (await api('ValidateMove', {variant, position, move})).positionAfter;
+    await page.fill('#position', position);
+    await page.click('#position-show');
+    await settle(page);
+    await page.selectOption('#hint-level', '4');
+    await page.fill('#hint-count', '5');
+    await page.click('#hint');
+    await settle(page);
+    const direct = await api('SuggestMove', {variant, position, level: 4, candidates: 5});
+    assert.equal(direct.candidates.length, 5);
+    const shown = await shownHints(page);
+    assert.deepEqual(shown, hintsOf(direct));
+    assert.equal(shown.drawn.length, 5);
+    const {request, answer} = await checkLatestExchange(page, 'SuggestMove');
+    assert.deepEqual(request, {variant, position, level: 4, candidates: 5});
+    assert.deepEqual(answer, direct);
+    assert.equal(await page.$eval('#hints .hint-summary', (n) => n.textContent),
+                 `For b at level 4: searched ${direct.depth} ${direct.depth === 1 ? 'ply' : 'plies'} deep, ${direct.nodes} nodes.`);
+    // Hovering a hint draws its path bold.
+    await page.hover('#hint-list li:nth-child(2)');
+    assert.equal(await page.$eval('#hint-overlay polyline.focused', (n) => n.dataset.rank), '2');
+    await shot(page, '17-hints');
+    await axeCheck(page, 'hints shown');
+    // Playing the second hint plays its path; the hints go with the position.
+    await page.click('#hint-list li:nth-child(2) .hint-play');
+    await settle(page);
+    const played = await api('ValidateMove', {variant, position, move: direct.candidates[1].move.path});
+    assert.equal(await boardPosition(page), played.positionAfter);
+    assert.equal(await page.$('#hint-list'), null);
+    assert.equal(await page.$$eval('#hint-overlay polyline', (n) => n.length), 0);
     await closePage(page);
   });
 

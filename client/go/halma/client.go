@@ -138,6 +138,22 @@ func (c *Client) Perft(ctx context.Context, req *halmapb.PerftRequest) (*halmapb
 	return unary(ctx, "Perft", c.rules.Perft, req)
 }
 
+// SuggestMove asks the service's search for a move of the side to move
+// (docs/bot.md): in req.Position (the variant's start when empty) after
+// req.Moves (each legal, as Adjudicate takes them), at req.Level 1
+// (beginner) to 8 (0: the default, 5) or within an explicit budget
+// (MaxNodes with MaxDepth, and/or MaxTimeMs). With a level or a node
+// budget the answer is a function of the request: the same Seed gives the
+// same move on every server. req.Candidates (1 to 16) ranks that many
+// moves, best first, with their scores (hints); Move is as LegalMoves
+// gives it (a pass is Path "pass"). A finished game or a bad level is
+// INVALID_ARGUMENT naming the field; a search that outlasts the deadline
+// DEADLINE_EXCEEDED, unless req.BestSoFar (then StopReason is
+// STOP_REASON_INTERRUPTED).
+func (c *Client) SuggestMove(ctx context.Context, req *halmapb.SuggestMoveRequest) (*halmapb.SuggestMoveResponse, error) {
+	return unary(ctx, "SuggestMove", c.rules.SuggestMove, req)
+}
+
 // ListVariants lists the preset variants.
 func (c *Client) ListVariants(ctx context.Context) (*halmapb.ListVariantsResponse, error) {
 	return unary(ctx, "ListVariants", c.rules.ListVariants, &halmapb.ListVariantsRequest{})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -444,6 +445,19 @@ func TestExample(t *testing.T) {
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the example's output lacks %q:\n%s", want, out)
+		}
+	}
+	// The suggested move is the bot's to choose: legal, and level 3's best.
+	hint := regexp.MustCompile(`(?m)^suggest after b1-d3 \(level 3, seed 7\): b plays (\S+); best 3: (\S+), (\S+), (\S+)$`).FindStringSubmatch(string(out))
+	if hint == nil || hint[1] != hint[2] {
+		t.Fatalf("the example's output lacks a suggestion line with its best move first:\n%s", out)
+	}
+	c := dial(t, sharedServer(t).target)
+	for _, path := range hint[2:] {
+		answer, err := c.ValidateMove(ctxFor(t, 10*time.Second), &halmapb.ValidateMoveRequest{
+			Variant: halma.Preset(brainking), Position: "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0", Move: path})
+		if err != nil || !answer.GetLegal() {
+			t.Fatalf("the example suggests %s: %v, %v", path, answer, err)
 		}
 	}
 }

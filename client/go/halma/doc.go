@@ -3,7 +3,7 @@
 //
 // Dial connects (plaintext unless WithTLS or WithTLSConfig is given), and
 // every unary RPC (ValidateMove, LegalMoves, Adjudicate, Perft,
-// ListVariants, Health) is a method taking a context.Context:
+// SuggestMove, ListVariants, Health) is a method taking a context.Context:
 //
 //	c, err := halma.Dial("127.0.0.1:50051", halma.WithTimeout(5*time.Second))
 //	if err != nil { ... }

@@ -33,7 +33,8 @@ func games(t *testing.T) []*halmapb.AdjudicateRequest {
 	if testdataDir == "" {
 		t.Skip("HALMA_TESTDATA_DIR is not set (test.sh sets it)")
 	}
-	f, err := os.Open(filepath.Join(testdataDir, "..", "..", "..", "testdata", "vectors", "records.jsonl"))
+	// HALMA_TESTDATA_DIR is tests/service/server/testdata of the checkout.
+	f, err := os.Open(filepath.Join(testdataDir, "..", "..", "..", "..", "testdata", "vectors", "records.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import {
   ListVariantsResponse,
   PerftRequest,
   PerftResponse,
+  SuggestMoveRequest,
+  SuggestMoveResponse,
   ValidateMoveRequest,
   ValidateMoveResponse,
 } from "./gen/halma/v1/halma";
@@ -149,6 +151,24 @@ export class HalmaClient {
    */
   async perft(request: DeepPartial<PerftRequest>, options?: CallOptions): Promise<PerftResponse> {
     return this.call(HalmaRulesService.perft, PerftRequest.fromPartial(request), options);
+  }
+
+  /**
+   * A move for the side to move, from the service's search (docs/bot.md):
+   * in `position` (empty: the variant's start) after `moves` (each legal,
+   * as `adjudicate` takes them), at `level` 1 (beginner) to 8 (0: the
+   * default, 5) or within an explicit budget (`maxNodes` with `maxDepth`,
+   * and/or `maxTimeMs`). With a level or a node budget the answer is a
+   * function of the request: the same `seed` (a bigint) gives the same
+   * move on every server. `candidates` (1 to 16) ranks that many moves,
+   * best first, with their scores (hints); `move` is as `legalMoves` gives
+   * it (a pass is path "pass"). A finished game or a bad level is
+   * INVALID_ARGUMENT naming the field; a search that outlasts the deadline
+   * DEADLINE_EXCEEDED, unless `bestSoFar` (then `stopReason` is
+   * STOP_REASON_INTERRUPTED).
+   */
+  async suggestMove(request: DeepPartial<SuggestMoveRequest>, options?: CallOptions): Promise<SuggestMoveResponse> {
+    return this.call(HalmaRulesService.suggestMove, SuggestMoveRequest.fromPartial(request), options);
   }
 
   /**

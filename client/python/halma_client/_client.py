@@ -215,6 +215,34 @@ class HalmaClient:
                                          depth=depth, split_by_first_move=split_by_first_move)
         return self._rules_call("Perft", request, halma_pb2.PerftResponse, timeout)
 
+    def suggest_move(self, variant: VariantLike, *, position: str = "",
+                     moves: Iterable[str] = (), level: int = 0, max_nodes: int = 0,
+                     max_time_ms: int = 0, max_depth: int = 0, seed: int = 0,
+                     candidates: int = 0, best_so_far: bool = False,
+                     timeout: Optional[float] = None) -> halma_pb2.SuggestMoveResponse:
+        """A move for the side to move, from the service's search (docs/bot.md).
+
+        The position is ``position`` (empty: the variant's start) after
+        ``moves`` (each legal, as :meth:`adjudicate` takes them). ``level``
+        is 1 (beginner) to 8 (0: the server's default, 5); or, instead, an
+        explicit budget: ``max_nodes`` (with ``max_depth``) and/or
+        ``max_time_ms``. With a level or a node budget the answer is a
+        function of the request: the same ``seed`` gives the same move, on
+        every server. ``candidates`` (1 to 16) ranks that many moves, best
+        first, with their scores (hints). ``move`` is as :meth:`legal_moves`
+        gives it (a pass is path ``"pass"``).
+
+        A finished game, a bad level or budget is ``INVALID_ARGUMENT``
+        naming the field. A search that outlasts the deadline ends
+        ``DEADLINE_EXCEEDED``, unless ``best_so_far``: then the answer is
+        the best move found so far (``stop_reason`` ``STOP_REASON_INTERRUPTED``).
+        """
+        request = halma_pb2.SuggestMoveRequest(
+            variant=_to_variant(variant), position=position, moves=moves, level=level,
+            max_nodes=max_nodes, max_time_ms=max_time_ms, max_depth=max_depth, seed=seed,
+            candidates=candidates, best_so_far=best_so_far)
+        return self._rules_call("SuggestMove", request, halma_pb2.SuggestMoveResponse, timeout)
+
     def adjudicate_stream(self, records: Iterable[StreamRecord], *,
                           window: int = DEFAULT_WINDOW,
                           timeout: Optional[float] = None) -> AdjudicateStreamCall:

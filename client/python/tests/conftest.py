@@ -2,7 +2,7 @@
 
 Options (test.sh passes them):
   --server=PATH   the halma_server binary (or $HALMA_SERVER); required
-  --tls-dir=DIR   holds server.crt / server.key (default tests/service/testdata
+  --tls-dir=DIR   holds server.crt / server.key (default tests/service/server/testdata
                   of the repository)
   --installed     the package under test is an installed copy: check that it
                   is not imported from the source tree, run the console script
@@ -33,7 +33,7 @@ HTTP_PORT = re.compile(r'"http_port":(\d+)')
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--server", default=os.environ.get("HALMA_SERVER"),
                      help="path of the halma_server binary")
-    parser.addoption("--tls-dir", default=str(REPO / "tests" / "service" / "testdata"),
+    parser.addoption("--tls-dir", default=str(REPO / "tests" / "service" / "server" / "testdata"),
                      help="directory with server.crt and server.key")
     parser.addoption("--installed", action="store_true",
                      help="the halma_client under test is an installed package")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 import halma_client
 from conftest import Server, free_port
+from halma_client import HalmaClient
 
 Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
@@ -59,6 +61,17 @@ def test_example_plays_a_short_game(example: Runner, server: Server) -> None:
     assert ("Adjudicate b1-d3 h7-f5 a1-b2: 2 moves played, illegal move a1-b2 "
             "at ply 3: DESTINATION_OCCUPIED: b2 is occupied") in lines
     assert "Perft depth 2 from the start: 576 sequences, 24 first moves (a1-c3: 24)" in lines
+    # The move is the bot's to choose: legal, and level 3's best.
+    suggested = [re.fullmatch(r"Suggest after b1-d3 \(level 3, seed 7\): b plays (\S+); "
+                              r"best 3: (\S+), (\S+), (\S+)", line) for line in lines]
+    found = [m for m in suggested if m]
+    assert len(found) == 1, lines
+    move, *best = found[0].groups()
+    assert move == best[0]
+    with HalmaClient(server.target) as client:
+        after = "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0"
+        for path in best:
+            assert client.validate_move("brainking-8x8", path, position=after).legal, path
     assert lines[-4:] == [
         "AdjudicateStream, three records on one call:",
         "  played: 6 moves played, w to move",

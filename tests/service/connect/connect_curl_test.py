@@ -131,6 +131,17 @@ def answers():
         test.assertEqual(answer["variants"][0]["startPosition"],
                          BRAINKING_START)
 
+    def suggestion(test, answer):
+        move = answer["move"]
+        test.assertEqual(move["path"].split("-")[0], move["origin"])
+        test.assertEqual(move["path"].split("-")[-1], move["destination"])
+        test.assertIn(move, [c["move"] for c in answer["candidates"]])
+        test.assertEqual(len(answer["candidates"]), 2)
+        test.assertEqual(answer["level"], 2)
+        test.assertEqual(answer["mover"], "SEAT_W")
+        test.assertEqual(answer["position"], BRAINKING_START)
+        test.assertGreater(int(answer["nodes"]), 0)
+
     preset = {"preset": "brainking-8x8"}
     return [
         ("ValidateMove", {"variant": preset, "move": "b1-d3"}, validate),
@@ -138,6 +149,8 @@ def answers():
         ("Adjudicate", {"variant": preset,
                         "moves": ["b1-d3", "h7-f5", "a1-b2"]}, record),
         ("ListVariants", {}, variants),
+        ("SuggestMove", {"variant": preset, "level": 2, "candidates": 2},
+         suggestion),
     ]
 
 
@@ -256,6 +269,46 @@ class ConnectProtocolTest(unittest.TestCase):
         status, _, _ = curl(base + "/nothing-here")
         self.assertEqual(status, 404)
 
+    def test_suggest_move_is_legal_and_the_same_by_post_and_get(self):
+        base = self.http.base
+        request = {"variant": {"preset": "brainking-10x10"},
+                   "moves": ["b1-d3", "j9-h7"], "seed": "5",
+                   "maxNodes": "20000", "candidates": 3}
+        _, _, by_post = post_json(base, "SuggestMove", request)
+        status, headers, by_get = get_json(base, "SuggestMove", request)
+        self.assertEqual(status, 200, by_get)
+        self.assertEqual(headers["cache-control"], "public, max-age=86400")
+        self.assertEqual(by_post, by_get)
+        answer = json.loads(by_post)
+        status, _, body = post_json(
+            base, "LegalMoves",
+            {"variant": request["variant"], "position": answer["position"]})
+        self.assertEqual(status, 200, body)
+        legal = json.loads(body)["moves"]
+        self.assertEqual(len(answer["candidates"]), 3)
+        for candidate in answer["candidates"]:
+            self.assertIn(candidate["move"], legal)
+        self.assertIn(answer["move"], legal)
+        self.assertNotIn("level", answer)  # 0: an explicit budget.
+        self.assertEqual(answer["stopReason"], "STOP_REASON_NODE_BUDGET")
+
+    def test_suggest_move_errors_name_the_field(self):
+        base = self.http.base
+        preset = {"preset": "brainking-8x8"}
+        self.expect_error(
+            post_json(base, "SuggestMove", {"variant": preset, "level": 9}),
+            400, "invalid_argument", "level: 9, expected 1 to 8")
+        self.expect_error(
+            get_json(base, "SuggestMove",
+                     {"variant": preset, "maxNodes": "999999999"}),
+            400, "invalid_argument",
+            "max_nodes: 999999999 is more than this server's limit of "
+            "4000000 (max_suggest_nodes)")
+        self.expect_error(
+            post_json(base, "SuggestMove",
+                      {"variant": preset, "moves": ["b1-d3", "b2-c3"]}),
+            400, "invalid_argument", "moves[1] (ply 2): move \"b2-c3\"")
+
     def test_health_and_readiness(self):
         self.assertEqual(curl(self.http.base + "/healthz")[::2], (200, b"ok\n"))
         self.assertEqual(curl(self.http.base + "/readyz")[::2],
@@ -289,6 +342,26 @@ class DeadlineTest(unittest.TestCase):
                                        data_file=f.name)
             self.assertEqual(status, 200, body[:300])
             self.assertEqual(json.loads(body)["movesPlayed"], 400000)
+        finally:
+            self.assertEqual(http.stop(), 0)
+
+    def test_connect_timeout_ms_stops_a_search(self):
+        http = HttpServer()
+        try:
+            # The top level on the largest board: about 2 million nodes,
+            # far more than a millisecond's work.
+            request = {"variant": {"preset": "classic-16x16"}, "level": 8}
+            self.expect_deadline(post_json(
+                http.base, "SuggestMove", request,
+                "-H", "Connect-Timeout-Ms: 1"))
+            request["bestSoFar"] = True
+            status, _, body = post_json(http.base, "SuggestMove", request,
+                                        "-H", "Connect-Timeout-Ms: 1")
+            self.assertEqual(status, 200, body[:300])
+            answer = json.loads(body)
+            self.assertEqual(answer["stopReason"], "STOP_REASON_INTERRUPTED")
+            self.assertIn("deadline", answer["stopMessage"])
+            self.assertIn(answer["move"]["path"].count("-"), (1, 2, 3, 4, 5))
         finally:
             self.assertEqual(http.stop(), 0)
 

@@ -1,7 +1,8 @@
 // Command halma-example plays a short game of Halma against a halma-rules
 // server: it lists the variants, asks for legal moves, validates legal and
 // illegal moves, adjudicates the record, counts the sequences of two plies
-// (perft), adjudicates three records on one AdjudicateStream call and shows
+// (perft), asks for a move after b1-d3 (SuggestMove, level 3, three ranked
+// candidates), adjudicates three records on one AdjudicateStream call and shows
 // an INVALID_ARGUMENT error, printing what the server answers.
 //
 // Usage: halma-example [-tls-ca FILE] [-timeout 5s] HOST:PORT
@@ -129,6 +130,18 @@ func play(ctx context.Context, c *halma.Client) error {
 	first := counts.GetFirstMoves()[0]
 	fmt.Printf("perft depth 2 from the start: %d sequences, %d first moves (%s: %d)\n",
 		counts.GetNodes(), len(counts.GetFirstMoves()), first.GetMove(), first.GetNodes())
+
+	hint, err := c.SuggestMove(ctx, &halmapb.SuggestMoveRequest{
+		Variant: halma.Preset(variant), Moves: []string{"b1-d3"}, Level: 3, Seed: 7, Candidates: 3})
+	if err != nil {
+		return err
+	}
+	var best []string
+	for _, candidate := range hint.GetCandidates() {
+		best = append(best, candidate.GetMove().GetPath())
+	}
+	fmt.Printf("suggest after b1-d3 (level 3, seed 7): %s plays %s; best %d: %s\n",
+		seat(hint.GetMover()), hint.GetMove().GetPath(), len(best), strings.Join(best, ", "))
 
 	if err := stream(ctx, c, record); err != nil {
 		return err

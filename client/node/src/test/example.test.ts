@@ -6,12 +6,13 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 
+import { HalmaClient } from "../index";
 import { ServerProcess, TESTDATA } from "./server";
 
 const run = promisify(execFile);
 const EXAMPLE = path.resolve(__dirname, "../example.js");
 
-function checkOutput(stdout: string): void {
+async function checkOutput(stdout: string, target: string, options = {}): Promise<void> {
   const lines = stdout.split("\n");
   assert.equal(lines[0], "health: SERVING");
   assert.equal(lines[1], "variants (5):");
@@ -33,6 +34,20 @@ function checkOutput(stdout: string): void {
     `  malformed: error INVALID_ARGUMENT: moves[0] (ply 1): move "b1-z9": square 2: square "z9": file 'z' is off the 8x8 board, expected a..h`,
   ]);
   assert.match(stdout, /^an unknown preset: INVALID_ARGUMENT: variant\.preset: variant "brainking-9x9": no such preset/m);
+  // The move is the bot's to choose: legal, and level 3's best.
+  const hint = /^suggest after b1-d3 \(level 3, seed 7\): b plays (\S+); best 3: (\S+), (\S+), (\S+)$/m.exec(stdout);
+  assert.ok(hint, stdout);
+  const [, move, ...best] = hint;
+  assert.equal(move, best[0]);
+  const client = new HalmaClient(target, options);
+  try {
+    for (const path of best) {
+      const answer = await client.validateMove({ variant: { preset: "brainking-8x8" }, position: "4bbbb/5bbb/6bb/7b/w7/ww1w4/www5/w1ww4 b 1,0", move: path });
+      assert.equal(answer.legal, true, path);
+    }
+  } finally {
+    client.close();
+  }
 }
 
 describe("example.js", () => {
@@ -53,12 +68,12 @@ describe("example.js", () => {
   test("plays a short game in plaintext", async () => {
     const { stdout, stderr } = await run(process.execPath, [EXAMPLE, server.target], { timeout: 30_000 });
     assert.equal(stderr, "");
-    checkOutput(stdout);
+    await checkOutput(stdout, server.target);
   });
 
   test("plays the same game over TLS with --ca", async () => {
     const { stdout } = await run(process.execPath, [EXAMPLE, tlsServer.target, "--ca", cert], { timeout: 30_000 });
-    checkOutput(stdout);
+    await checkOutput(stdout, tlsServer.target, { tls: { caFile: cert } });
   });
 
   test("exits 2 on a usage error and 1 on an unreachable server", async () => {

@@ -10,7 +10,7 @@ const LISTEN_LINE = /halma_server listening on (\S+):(\d+)/;
 const HTTP_PORT = /"http_port":(\d+)/;
 
 export const REPO = path.resolve(__dirname, "../../../..");
-export const TESTDATA = path.join(REPO, "tests/service/testdata");
+export const TESTDATA = path.join(REPO, "tests/service/server/testdata");
 
 export function serverBinary(): string {
   const binary = process.env.HALMA_SERVER;

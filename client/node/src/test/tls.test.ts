@@ -1,5 +1,5 @@
 // TLS against the server started with the test certificate of
-// tests/service/testdata (CN/SAN localhost and 127.0.0.1).
+// tests/service/server/testdata (CN/SAN localhost and 127.0.0.1).
 
 import assert from "node:assert/strict";
 import * as path from "node:path";

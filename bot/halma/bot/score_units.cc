@@ -1,0 +1,10 @@
+#include "halma/bot/score_units.h"
+
+namespace halma::bot {
+
+double SquaresPerTurn(int board_size) {
+  // Placeholder until measured: about one fifth of the board side.
+  return std::max(1.0, board_size / 5.0);
+}
+
+}  // namespace halma::bot
