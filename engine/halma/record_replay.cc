@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "halma/game_state.h"
 #include "halma/move_check.h"
+#include "halma/move_read.h"
 #include "halma/notation.h"
 
 namespace halma {
