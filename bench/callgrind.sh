@@ -44,7 +44,7 @@ per() {  # per <what> <unit> <driver line field index of the unit count> ...
   local what="$1" unit="$2" field="$3" line="$4"
   awk -v what="$what" -v unit="$unit" -v field="$field" '{
     n = $field; total = $NF
-    printf "%-36s %8d %-10s %12d instructions %8.1f per %s\n", what, n, unit,
+    printf "%-44s %8d %-10s %12d instructions %8.1f per %s\n", what, n, unit,
       total, total / n, unit
   }' <<< "$line"
 }
