@@ -7,7 +7,9 @@
 #
 # `driver` defaults to build/bench/halma_callgrind_driver; any build of
 # bench/callgrind_driver.cc works, so an older engine can be counted the
-# same way (the driver compiles against it, without the play/undo part).
+# same way (the driver compiles against it, without the play/undo part;
+# against commit f13f5fc with its service's headers and library it also
+# counts the service's sort into answer order: the "sorted" mode).
 # Prints one line per measurement: what, the unit, instructions in all and
 # per unit.
 set -euo pipefail
@@ -42,7 +44,7 @@ per() {  # per <what> <unit> <driver line field index of the unit count> ...
   local what="$1" unit="$2" field="$3" line="$4"
   awk -v what="$what" -v unit="$unit" -v field="$field" '{
     n = $field; total = $NF
-    printf "%-36s %8d %-10s %12d instructions %8.1f per %s\n", what, n, unit,
+    printf "%-44s %8d %-10s %12d instructions %8.1f per %s\n", what, n, unit,
       total, total / n, unit
   }' <<< "$line"
 }
@@ -64,6 +66,16 @@ for preset in brainking-8x8 brainking-10x10 iggamecenter-10x10 \
   line="$(count LegalMovesAnswer "legal-$preset" legal \
     "$data/$preset.txt" "$preset" 16)"
   per "legal moves answer $preset" position 2 "$line"
+  # A driver built against f13f5fc with its service library: the same work
+  # followed by the service's sort into answer order, and the sort alone.
+  if "$driver" sorted "$data/$preset.txt" "$preset" 1 > /dev/null 2>&1; then
+    line="$(count LegalMovesAnswerSorted "sorted-$preset" sorted \
+      "$data/$preset.txt" "$preset" 16)"
+    per "legal moves answer + sort $preset" position 2 "$line"
+    line="$(count SortAnswer "sort-$preset" sorted \
+      "$data/$preset.txt" "$preset" 16)"
+    per "service's sort $preset" position 2 "$line"
+  fi
 done
 for preset in brainking-8x8 classic-16x16; do
   line="$(count MoveSet::Count "count-$preset" count \

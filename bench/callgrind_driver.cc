@@ -17,9 +17,18 @@
 //   halma_callgrind_driver count <positions file> <preset> <count>
 //       MoveSet::Count of the move set of `count` positions spread over the
 //       file (the popcount of every step and jump layer word).
+//   halma_callgrind_driver sorted <positions file> <preset> <count>
+//       Only when compiled against an engine older than
+//       GenerateLegalMovesInAnswerOrder with its service's headers on the
+//       include path and its service library linked (commit f13f5fc):
+//       LegalMovesAnswerSorted, what `legal` counts plus the service's sort
+//       into answer order (AnswerOrder, called through SortAnswer), the
+//       engine work of a LegalMoves answer before the sort moved into the
+//       engine.
 //
 // The functions are never inlined; their names are the toggle patterns.
 // The driver prints the counts to divide by (plies, positions, moves).
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -44,6 +53,10 @@
 // "before" counts.
 #include "halma/game.h"
 #include "halma/status.h"
+#if __has_include("service/legal_moves_encoding.h")
+#include "service/legal_moves_encoding.h"
+#define HALMA_HAVE_SERVICE_SORT 1
+#endif
 #endif
 
 namespace {
@@ -91,6 +104,9 @@ std::vector<std::vector<std::string>> ReadRecords(const char* path) {
 struct LegalScratch {
   halma::MoveList list;
   halma::MovePaths paths;
+#ifdef HALMA_HAVE_SERVICE_SORT
+  std::uint16_t order[halma::kMaxLegalMoves];
+#endif
 };
 
 // Returns the moves listed.
@@ -121,6 +137,37 @@ struct LegalScratch {
   }
   return moves;
 }
+
+#ifdef HALMA_HAVE_SERVICE_SORT
+// The service's sort of the moves into answer order (before the engine
+// listed them in that order).
+[[gnu::noinline]] void SortAnswer(const halma::MoveList& list,
+                                  std::uint16_t* order) {
+  halma::service::AnswerOrder(list, order);
+}
+
+// LegalMovesAnswer and the sort. Returns the moves listed.
+[[gnu::noinline]] long LegalMovesAnswerSorted(
+    const halma::Variant& variant, const std::vector<std::string>& texts,
+    LegalScratch* scratch) {
+  long moves = 0;
+  for (const std::string& text : texts) {
+    absl::StatusOr<halma::Position> position =
+        halma::ParsePosition(text, variant);
+    if (!position.ok()) std::abort();
+    const halma::GameStatus status = halma::EvaluateStatus(variant, *position);
+    const std::string formatted = halma::FormatPosition(*position, variant);
+    if (formatted.size() != text.size()) std::abort();
+    if (!status.over && !status.must_pass) {
+      halma::GenerateLegalMovesWithPaths(variant, *position, position->to_move,
+                                         &scratch->list, &scratch->paths);
+      SortAnswer(scratch->list, scratch->order);
+      moves += scratch->list.size;
+    }
+  }
+  return moves;
+}
+#endif
 
 #ifdef HALMA_HAVE_GAME_STATE
 // Plays every record's moves on a GameState, then takes them all back.
@@ -172,7 +219,7 @@ int main(int argc, char** argv) {
                 ReplayRecords(*variant, start, views));
     return 0;
   }
-  if (mode == "legal" && argc == 5) {
+  if ((mode == "legal" || mode == "sorted") && argc == 5) {
     const std::vector<std::string> all = ReadLines(argv[2]);
     const int count = std::atoi(argv[4]);
     std::vector<std::string> texts;
@@ -180,9 +227,16 @@ int main(int argc, char** argv) {
       texts.push_back(all[static_cast<size_t>(i) * all.size() / count]);
     }
     auto scratch = std::make_unique<LegalScratch>();
+    if (mode == "legal") {
+      std::printf("positions %d moves %ld\n", count,
+                  LegalMovesAnswer(*variant, texts, scratch.get()));
+      return 0;
+    }
+#ifdef HALMA_HAVE_SERVICE_SORT
     std::printf("positions %d moves %ld\n", count,
-                LegalMovesAnswer(*variant, texts, scratch.get()));
+                LegalMovesAnswerSorted(*variant, texts, scratch.get()));
     return 0;
+#endif
   }
   if (mode == "count" && argc == 5) {
     const std::vector<std::string> all = ReadLines(argv[2]);

@@ -50,63 +50,6 @@ bool ReadSquare(absl::string_view text, int n, Square* square) {
   return true;
 }
 
-// kSquareAt[rank][file]: MakeSquare(file, rank), both 0..15, as one load.
-constexpr std::array<std::array<Square, kMaxBoardSize>, kMaxBoardSize>
-MakeSquareTable() {
-  std::array<std::array<Square, kMaxBoardSize>, kMaxBoardSize> t{};
-  for (int y = 0; y < kMaxBoardSize; ++y) {
-    for (int x = 0; x < kMaxBoardSize; ++x) t[y][x] = MakeSquare(x, y);
-  }
-  return t;
-}
-constexpr auto kSquareAt = MakeSquareTable();
-
-// Paths up to this many characters have at most kMaxReadPathSquares
-// squares (n squares take at least 3 n - 1 characters).
-constexpr std::ptrdiff_t kMaxReadPathText = 3 * (kMaxReadPathSquares + 1) - 2;
-
-// A well-formed path of two or more squares joined by '-', of at most
-// kMaxReadPathText characters, read without building any message. Returns
-// the number of squares, or -1. Every square but the last has a dash after
-// it, so while four characters remain a square is read without testing for
-// the end of the text: a file letter, a digit, then a second digit and a
-// dash, or a dash.
-[[gnu::always_inline]] inline int ReadPath(const char* at,
-                                           const char* const end, unsigned n,
-                                           Square* squares) {
-  if (end - at > kMaxReadPathText) return -1;
-  Square* out = squares;
-  while (end - at >= 4) {
-    const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
-    unsigned rank = static_cast<unsigned char>(at[1]) - '1';  // 0-based.
-    const unsigned digit = static_cast<unsigned char>(at[2]) - '0';
-    if (file >= n || rank > 8) return -1;
-    const char* dash = at + 2;
-    if (digit <= 9) {
-      rank = rank * 10 + 9 + digit;  // (rank + 1) * 10 + digit - 1.
-      ++dash;
-    }
-    if (rank >= n || *dash != '-') return -1;
-    *out++ = kSquareAt[rank][file];
-    at = dash + 1;
-  }
-  // The last square: two or three characters.
-  const std::ptrdiff_t left = end - at;
-  if (left < 2) return -1;
-  const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
-  unsigned rank = static_cast<unsigned char>(at[1]) - '1';
-  if (file >= n || rank > 8) return -1;
-  if (left == 3) {
-    const unsigned digit = static_cast<unsigned char>(at[2]) - '0';
-    if (digit > 9) return -1;
-    rank = rank * 10 + 9 + digit;
-  }
-  if (rank >= n) return -1;
-  *out++ = kSquareAt[rank][file];
-  const int count = static_cast<int>(out - squares);
-  return count < 2 ? -1 : count;
-}
-
 // Splits `text` at `separator` into at most `capacity` parts stored in
 // `parts` (the rest are counted, not stored); returns the number of parts.
 // Unlike absl::StrSplit into a vector, it allocates nothing.
@@ -276,8 +219,9 @@ absl::Status ParseMoveInto(absl::string_view text, int n, MoveText* out) {
   }
   if (text.size() <= kMaxMoveText) {
     Square squares[kMaxReadPathSquares];
-    const int count = ReadPath(text.data(), text.data() + text.size(),
-                               static_cast<unsigned>(n), squares);
+    const int count =
+        move_read_internal::ReadPath(text.data(), text.data() + text.size(),
+                                     static_cast<unsigned>(n), squares);
     if (count > 0) {
       move.squares.assign(squares, squares + count);
       return absl::OkStatus();
@@ -463,13 +407,6 @@ absl::StatusOr<Position> ParsePosition(absl::string_view text,
     return Malformed("position", text, consistent.message());
   }
   return pos;
-}
-
-int ReadMoveSquares(absl::string_view text, int n,
-                    Square squares[kMaxReadPathSquares]) {
-  if (text.size() == 4 && text == "pass") return 0;
-  return ReadPath(text.data(), text.data() + text.size(),
-                  static_cast<unsigned>(n), squares);
 }
 
 std::string FormatSquare(Square s) { return std::string(SquareName(s)); }

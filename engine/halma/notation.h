@@ -11,6 +11,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "halma/move_read.h"  // ReadMoveSquares, the fast reader.
 #include "halma/position.h"
 #include "halma/square.h"
 #include "halma/variant.h"
@@ -36,17 +37,6 @@ absl::StatusOr<MoveText> ParseMove(absl::string_view text, int board_size);
 // many moves into storage of its own, such as a record's replay.
 absl::Status ParseMoveInto(absl::string_view text, int board_size,
                            MoveText* move);
-// The longest path ReadMoveSquares reads (a legal chain visits at most 64
-// squares of one parity class).
-inline constexpr int kMaxReadPathSquares = 64;
-// The fast path of ParseMoveInto for a caller with storage of its own:
-// reads a well-formed move of an n x n board, `pass` or two to
-// kMaxReadPathSquares squares joined by '-', into `squares` without
-// building any message. Returns the number of squares (0 for `pass`), or
-// -1 for anything else: ParseMoveInto then says what is wrong (or reads a
-// longer path).
-int ReadMoveSquares(absl::string_view text, int board_size,
-                    Square squares[kMaxReadPathSquares]);
 // Parses and checks a position string against `variant`: layout, letters,
 // piece counts and move counts (see CheckPositionConsistency).
 absl::StatusOr<Position> ParsePosition(absl::string_view text,

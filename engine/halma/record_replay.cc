@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "halma/game_state.h"
 #include "halma/move_check.h"
+#include "halma/move_read.h"
 #include "halma/notation.h"
 
 namespace halma {
@@ -28,12 +29,11 @@ MoveText AsMoveText(const Square* squares, int count) {
 }
 
 // Whether the move `squares` (none for pass) is legal for the side to move
-// of `state`: a move written square by square is checked leg by leg on the
-// state's board, pass needs only the status; shorthand and a finished game
-// go through CheckMove.
+// of `state`, a game not over: a move written square by square is checked
+// leg by leg on the state's board, pass needs only the status; shorthand
+// goes through CheckMove.
 bool IsLegal(const GameState& state, const Square* squares, int count) {
   const GameStatus& status = state.status();
-  if (status.over) return false;
   if (count == 0) return status.must_pass;
   const LegCheck legs = state.CheckPath(squares, count);
   return legs.verdict == MoveVerdict::kLegal &&
@@ -59,8 +59,12 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
   absl::Status no_room;
   Square read[kMaxReadPathSquares];
   MoveText long_move;  // A move the fast reader does not take.
+  // Plies left before the next checkpoint (a countdown costs less than
+  // the ply number's remainder).
+  int until_checkpoint = kCheckpointInterval;
   for (int i = 0; i < move_count; ++i) {
-    if (i % kCheckpointInterval == kCheckpointInterval - 1) {
+    if (--until_checkpoint == 0) {
+      until_checkpoint = kCheckpointInterval;
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
     const absl::string_view text = move_at(i);
@@ -81,7 +85,9 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
     }
     if (!replaying) continue;
     const Position& position = state.position();
-    if (!state.status().over &&
+    // Every move after the end of the game is illegal (CheckMove says why).
+    const bool over = state.status().over;
+    if (!over &&
         position.move_count[SeatIndex(position.to_move)] == kMaxMoveCount) {
       // Only a start position at the very end of the count range gets here.
       no_room = absl::InvalidArgumentError(absl::StrCat(
@@ -93,7 +99,7 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
       replaying = false;
       continue;
     }
-    if (!IsLegal(state, squares, count)) {
+    if (over || !IsLegal(state, squares, count)) {
       MoveCheck check =
           CheckMove(variant, position, state.status(),
                     AsMoveText(squares, count), MoveDetail::kPositionOnly);

@@ -1,6 +1,7 @@
 #include "service/core/record_view.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace halma::service {
 namespace {
@@ -28,18 +29,47 @@ bool ReadVarint32(const char*& at, const char* end, std::uint32_t* value) {
 bool ReadField(const char*& at, const char* end, std::uint32_t* tag,
                absl::string_view* value) {
   std::uint32_t length;
-  if (!ReadVarint32(at, end, tag) || !ReadVarint32(at, end, &length) ||
-      length > static_cast<std::size_t>(end - at)) {
+  if (end - at >= 2 && ((at[0] | at[1]) & 0x80) == 0) {
+    // A one-byte tag and a one-byte length: every move of a record.
+    *tag = static_cast<std::uint8_t>(at[0]);
+    length = static_cast<std::uint8_t>(at[1]);
+    at += 2;
+  } else if (!ReadVarint32(at, end, tag) || !ReadVarint32(at, end, &length)) {
     return false;
   }
+  if (length > static_cast<std::size_t>(end - at)) return false;
   *value = absl::string_view(at, length);
   at += length;
   return true;
 }
 
+// A word at a time, the last word overlapping the one before (a move is 5
+// to 12 characters, longer chains more): a byte of 0x80 or more sets a top
+// bit of its word.
 bool IsAscii(absl::string_view text) {
+  const char* const begin = text.data();
+  const std::size_t size = text.size();
+  if (size >= 8) {
+    std::uint64_t any = 0;
+    std::uint64_t word;
+    for (std::size_t i = 0; i + 8 < size; i += 8) {
+      std::memcpy(&word, begin + i, 8);
+      any |= word;
+    }
+    std::memcpy(&word, begin + size - 8, 8);
+    return ((any | word) & 0x8080808080808080) == 0;
+  }
+  if (size >= 4) {
+    std::uint32_t first;
+    std::uint32_t last;
+    std::memcpy(&first, begin, 4);
+    std::memcpy(&last, begin + size - 4, 4);
+    return ((first | last) & 0x80808080) == 0;
+  }
   unsigned char any = 0;
-  for (char c : text) any |= static_cast<unsigned char>(c);
+  for (std::size_t i = 0; i < size; ++i) {
+    any |= static_cast<unsigned char>(begin[i]);
+  }
   return any < 0x80;
 }
 
