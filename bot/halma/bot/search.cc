@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -151,7 +151,7 @@ class SearchWorkspace::Impl {
     std::int32_t leave;        // ExitUrgency change when a piece leaves home.
     std::int32_t enter;        // ... when one goes back.
     std::int32_t count_shift;  // HomePenalty's change with the count alone.
-    std::int32_t scale;  // The seat's cost multiplier at the next count.
+    std::int32_t scale;        // The seat's cost multiplier at the next count.
   };
 
   // Evaluation.
@@ -379,10 +379,9 @@ int SearchWorkspace::Impl::EndgameSteps(Seat s) const {
 }
 
 std::int32_t SearchWorkspace::Impl::Evaluate() const {
-  const std::int32_t mine = SeatValue(root_) -
-                            kBlockadePenalty * Blockades(nullptr) -
-                            kEndgameStep * StallScale(state_.moves(root_)) *
-                                EndgameSteps(root_);
+  const std::int32_t mine =
+      SeatValue(root_) - kBlockadePenalty * Blockades(nullptr) -
+      kEndgameStep * StallScale(state_.moves(root_)) * EndgameSteps(root_);
   std::int32_t best_opponent = -kInfinity;
   const SeatSet playing = state_.playing();
   for (int i = 0; i < variant_->seat_count; ++i) {
@@ -530,8 +529,8 @@ bool SearchWorkspace::Impl::Careful(bool max_node) const {
   const SeatSet playing = state_.playing();
   for (int i = 0; i < variant_->seat_count; ++i) {
     const Seat s = variant_->seats[i];
-    if (playing.Has(s) && variant_->pieces_per_seat - state_.in_target(s) <=
-                              kEndgamePieces + 1) {
+    if (playing.Has(s) &&
+        variant_->pieces_per_seat - state_.in_target(s) <= kEndgamePieces + 1) {
       return true;
     }
   }
@@ -690,14 +689,14 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, std::int32_t alpha,
     const Mover m = MakeMover(opponents[i]);
     const std::int32_t after = SeatValueNextCount(opponents[i]);
     std::int64_t count = 0;
-    const std::int32_t best_gain = BestGain(
-        m, touch, bar - after, &count, [&](Square from, Square to) {
+    const std::int32_t best_gain =
+        BestGain(m, touch, bar - after, &count, [&](Square from, Square to) {
           worst = std::min(worst, played_value(opponents[i], from, to));
           return worst <= alpha;
         });
     total += count;
-    best_opponent = std::max(
-        best_opponent, after + (best_gain == -kInfinity ? 0 : best_gain));
+    best_opponent = std::max(best_opponent,
+                             after + (best_gain == -kInfinity ? 0 : best_gain));
     if (worst <= alpha || best_opponent >= bar) break;
   }
   nodes_ += total;
@@ -1033,9 +1032,9 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
 Score SearchWorkspace::Impl::MakeScore(std::int32_t value) const {
   Score score;
   score.value = value;
-  const double per_turn =
-      2.0 * kEvalUnitsPerSquare * SquaresPerTurn(variant_->size) *
-      StallScale(state_.moves(root_));
+  const double per_turn = 2.0 * kEvalUnitsPerSquare *
+                          SquaresPerTurn(variant_->size) *
+                          StallScale(state_.moves(root_));
   if (value >= kWinThreshold) {
     score.kind = ScoreKind::kWin;
     score.moves = (kWin - value + 1) / 2;
