@@ -12,7 +12,8 @@
 //   Level/<preset>/<level>  SuggestMove at a level: CPU time per answer.
 //
 // Every search also counts the heap allocations made inside SuggestMove
-// (this binary replaces operator new): allocations_per_search must be 0.
+// (this binary replaces operator new): allocations_per_search must be 0;
+// workspace_bytes is the memory the search's workspace holds.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -135,6 +136,8 @@ void Run(benchmark::State& state, const char* preset,
       static_cast<double>(nodes) / static_cast<double>(searches);
   state.counters["allocations_per_search"] =
       static_cast<double>(made) / static_cast<double>(searches);
+  state.counters["workspace_bytes"] =
+      static_cast<double>(workspace.MemoryBytes());
 }
 
 void BM_Search(benchmark::State& state, const char* preset) {
