@@ -22,8 +22,9 @@
 #   rewritten from every table found there unless --no-docs.
 # --docs-only: runs nothing, rewrites docs/bot.md from <out>.
 #
-# The full-size tables: bench/bot/run_tables.sh build (about 30 hours of
-# CPU at the level table of halma/bot/levels.cc; give it the cores).
+# The full-size tables: bench/bot/run_tables.sh build (about 8 hours of
+# CPU on one dedicated core at the levels of halma/bot/levels.cc, as
+# estimated from the reduced run; give it the cores with --jobs).
 # Everything runs under nice -n 19. Every loop is bounded: a fixed number
 # of games per match, a turn cap per game.
 set -euo pipefail
