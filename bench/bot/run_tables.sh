@@ -177,6 +177,13 @@ row() {
     "$(field elo_hi "$l")" "$(field plies "$l")" "$(field a_nodes "$l")" \
     "$(field a_ms "$l")" "$(field a_p99_ms "$l")"
 }
+# The command a table was run with, and when (its .command file:
+# "<command> (<minutes>, <date>)").
+command_line() {
+  local c
+  c="$(cat "$out/$1.command")"
+  echo "Command: \`${c% (*}\` (${c##* (}"
+}
 tables="$(mktemp)"
 trap 'rm -f "$tables" "$tables.md"' EXIT
 {
@@ -192,11 +199,11 @@ trap 'rm -f "$tables" "$tables.md"' EXIT
     echo
     echo "### Speed"
     echo
-    echo "Command: \`$(cat "$out/speed.command")\`"
+    command_line speed
     echo
     echo '```'
     grep -E '^(BM_|Benchmark|-)' "$out/speed.txt" |
-      sed -e 's/ items_per_second=[^ ]*//' | cut -c1-200
+      sed -e 's/ items_per_second=[^ ]*//' | cut -c1-260
     echo '```'
   fi
   for table in greedy equal ladder self spoiler four; do
@@ -204,7 +211,7 @@ trap 'rm -f "$tables" "$tables.md"' EXIT
     echo
     echo "### Table: $table"
     echo
-    echo "Command: \`$(cat "$out/$table.command")\`"
+    command_line "$table"
     echo
     echo "| match | variant | games | W-D-L-unfinished | A's score (95% CI) | Elo (95% CI) | plies | A nodes/move | A ms/move | A p99 ms |"
     echo "|---|---|---:|---|---|---|---:|---:|---:|---:|"
