@@ -70,6 +70,9 @@ constexpr int kMaxStallScale = 12;
 constexpr int kEndgamePieces = 4;
 constexpr std::int32_t kEndgameStep = 12;
 
+// A level's node budget is divided by this with more than two players.
+constexpr std::int64_t kMultiPlayerBudgetDivisor = 4;
+
 // Moves of a node searched to full depth before late ones are reduced.
 constexpr int kLateMoveFull = 4;
 
@@ -1136,6 +1139,14 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
     const LevelSpec& level = LevelSpecOf(options.level);
     depth_limit = level.depth_limit;
     budget = level.node_budget;
+    // Four players: a leaf of the opponents' ply plays a whole round
+    // (BRS+: the other opponents' default moves, each a move generation),
+    // several times the cost of a two-player leaf, so a level searches a
+    // quarter of its nodes there (docs/bot.md, "Levels"): at the full
+    // budget the top level's slowest moves took 2 s.
+    if (variant.seat_count > 2) {
+      budget = std::max<std::int64_t>(1, budget / kMultiPlayerBudgetDivisor);
+    }
     beam_ = level.beam;
     pool = level.choice_pool;
     temperature = level.temperature;
