@@ -11,8 +11,8 @@
 #include "halma/bot/levels.h"
 #include "halma/bot/search.h"
 #include "halma/bot/zobrist.h"
+#include "halma/game_status.h"
 #include "halma/movegen.h"
-#include "halma/status.h"
 
 namespace halma::arena {
 namespace {
@@ -294,7 +294,8 @@ class DistanceAbAgent : public Agent {
     }
     std::sort(keys.begin(), keys.end());
     LegalMove* sorted = sorted_[ply].get();
-    for (int i = 0; i < list.size; ++i) sorted[i] = list.moves[keys[i] & 0xFFFF];
+    for (int i = 0; i < list.size; ++i)
+      sorted[i] = list.moves[keys[i] & 0xFFFF];
     std::copy(sorted, sorted + list.size, list.moves);
   }
 

@@ -29,21 +29,21 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/match.h"
 #include "agents.h"
 #include "halma/bot/eval_tables.h"
 #include "halma/bot/levels.h"
 #include "halma/bot/zobrist.h"
-#include "halma/game.h"
+#include "halma/game_status.h"
 #include "halma/move_check.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
+#include "halma/record_replay.h"
 #include "halma/record_text.h"
-#include "halma/status.h"
 #include "halma/variant.h"
 
 namespace halma::arena {
@@ -375,7 +375,8 @@ absl::Status ParseFlags(int argc, char** argv, Flags* flags) {
     } else if (arg == "--show-unfinished") {
       flags->show_unfinished = true;
     } else if (arg == "--print-level") {
-      if (absl::Status s = integer(bot::kMinLevel, bot::kTopLevel, &n); !s.ok()) {
+      if (absl::Status s = integer(bot::kMinLevel, bot::kTopLevel, &n);
+          !s.ok()) {
         return s;
       }
       flags->print_level = static_cast<int>(n);

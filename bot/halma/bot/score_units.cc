@@ -3,7 +3,7 @@
 namespace halma::bot {
 
 double SquaresPerTurn(int board_size) {
-  // Placeholder until measured: about one fifth of the board side.
+  // About one fifth of the board side (docs/bot.md, "Scores").
   return std::max(1.0, board_size / 5.0);
 }
 

@@ -9,9 +9,9 @@ namespace halma::bot {
 // target corner (EvalWeights::distance).
 inline constexpr int kEvalUnitsPerSquare = 16;
 
-// The squares of distance a seat gains per turn on average, by board size:
-// measured in the bot's own self-play (docs/bot.md, "Scores"), so that a
-// distance converts to an estimate in turns.
+// The squares of distance a seat gains per turn on average, by board size,
+// so that a distance converts to an estimate in turns: an approximation
+// (docs/bot.md, "Scores"), not yet fitted to the bot's self-play.
 double SquaresPerTurn(int board_size);
 
 // The turns a seat still needs by that estimate: its distance to go over

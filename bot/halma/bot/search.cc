@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -69,6 +69,9 @@ constexpr int kMaxStallScale = 12;
 // outside its target to the nearest hole, with at most kEndgamePieces out.
 constexpr int kEndgamePieces = 4;
 constexpr std::int32_t kEndgameStep = 12;
+
+// A level's node budget is divided by this with more than two players.
+constexpr std::int64_t kMultiPlayerBudgetDivisor = 4;
 
 // Moves of a node searched to full depth before late ones are reduced.
 constexpr int kLateMoveFull = 4;
@@ -151,7 +154,7 @@ class SearchWorkspace::Impl {
     std::int32_t leave;        // ExitUrgency change when a piece leaves home.
     std::int32_t enter;        // ... when one goes back.
     std::int32_t count_shift;  // HomePenalty's change with the count alone.
-    std::int32_t scale;  // The seat's cost multiplier at the next count.
+    std::int32_t scale;        // The seat's cost multiplier at the next count.
   };
 
   // Evaluation.
@@ -379,10 +382,9 @@ int SearchWorkspace::Impl::EndgameSteps(Seat s) const {
 }
 
 std::int32_t SearchWorkspace::Impl::Evaluate() const {
-  const std::int32_t mine = SeatValue(root_) -
-                            kBlockadePenalty * Blockades(nullptr) -
-                            kEndgameStep * StallScale(state_.moves(root_)) *
-                                EndgameSteps(root_);
+  const std::int32_t mine =
+      SeatValue(root_) - kBlockadePenalty * Blockades(nullptr) -
+      kEndgameStep * StallScale(state_.moves(root_)) * EndgameSteps(root_);
   std::int32_t best_opponent = -kInfinity;
   const SeatSet playing = state_.playing();
   for (int i = 0; i < variant_->seat_count; ++i) {
@@ -530,8 +532,8 @@ bool SearchWorkspace::Impl::Careful(bool max_node) const {
   const SeatSet playing = state_.playing();
   for (int i = 0; i < variant_->seat_count; ++i) {
     const Seat s = variant_->seats[i];
-    if (playing.Has(s) && variant_->pieces_per_seat - state_.in_target(s) <=
-                              kEndgamePieces + 1) {
+    if (playing.Has(s) &&
+        variant_->pieces_per_seat - state_.in_target(s) <= kEndgamePieces + 1) {
       return true;
     }
   }
@@ -690,14 +692,14 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, std::int32_t alpha,
     const Mover m = MakeMover(opponents[i]);
     const std::int32_t after = SeatValueNextCount(opponents[i]);
     std::int64_t count = 0;
-    const std::int32_t best_gain = BestGain(
-        m, touch, bar - after, &count, [&](Square from, Square to) {
+    const std::int32_t best_gain =
+        BestGain(m, touch, bar - after, &count, [&](Square from, Square to) {
           worst = std::min(worst, played_value(opponents[i], from, to));
           return worst <= alpha;
         });
     total += count;
-    best_opponent = std::max(
-        best_opponent, after + (best_gain == -kInfinity ? 0 : best_gain));
+    best_opponent = std::max(best_opponent,
+                             after + (best_gain == -kInfinity ? 0 : best_gain));
     if (worst <= alpha || best_opponent >= bar) break;
   }
   nodes_ += total;
@@ -1033,9 +1035,9 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
 Score SearchWorkspace::Impl::MakeScore(std::int32_t value) const {
   Score score;
   score.value = value;
-  const double per_turn =
-      2.0 * kEvalUnitsPerSquare * SquaresPerTurn(variant_->size) *
-      StallScale(state_.moves(root_));
+  const double per_turn = 2.0 * kEvalUnitsPerSquare *
+                          SquaresPerTurn(variant_->size) *
+                          StallScale(state_.moves(root_));
   if (value >= kWinThreshold) {
     score.kind = ScoreKind::kWin;
     score.moves = (kWin - value + 1) / 2;
@@ -1137,6 +1139,14 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
     const LevelSpec& level = LevelSpecOf(options.level);
     depth_limit = level.depth_limit;
     budget = level.node_budget;
+    // Four players: a leaf of the opponents' ply plays a whole round
+    // (BRS+: the other opponents' default moves, each a move generation),
+    // several times the cost of a two-player leaf, so a level searches a
+    // quarter of its nodes there (docs/bot.md, "Levels"): at the full
+    // budget the top level's slowest moves took 2 s.
+    if (variant.seat_count > 2) {
+      budget = std::max<std::int64_t>(1, budget / kMultiPlayerBudgetDivisor);
+    }
     beam_ = level.beam;
     pool = level.choice_pool;
     temperature = level.temperature;
