@@ -390,7 +390,7 @@ class ConformanceTest(unittest.TestCase):
         self.assertEqual(runs, 3)
 
     def test_grpc_over_tls(self):
-        certs = os.path.join(REPO, "tests", "service", "testdata")
+        certs = os.path.join(REPO, "tests", "service", "server", "testdata")
         server = Server("--tls_cert=" + os.path.join(certs, "server.crt"),
                         "--tls_key=" + os.path.join(certs, "server.key"))
         try:
