@@ -214,6 +214,16 @@ absl::StatusOr<halma::v1::PerftResponse> HalmaClient::Perft(
   return response;
 }
 
+absl::StatusOr<halma::v1::SuggestMoveResponse> HalmaClient::SuggestMove(
+    const halma::v1::SuggestMoveRequest& request) {
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  halma::v1::SuggestMoveResponse response;
+  grpc::Status status = stub_->SuggestMove(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
 std::unique_ptr<grpc::ClientReaderWriter<halma::v1::AdjudicateStreamRequest,
                                          halma::v1::AdjudicateStreamResponse>>
 HalmaClient::AdjudicateStream(grpc::ClientContext* context) {

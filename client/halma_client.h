@@ -78,6 +78,8 @@ class HalmaClient {
       const halma::v1::AdjudicateRequest& request);
   absl::StatusOr<halma::v1::PerftResponse> Perft(
       const halma::v1::PerftRequest& request);
+  absl::StatusOr<halma::v1::SuggestMoveResponse> SuggestMove(
+      const halma::v1::SuggestMoveRequest& request);
 
   // Opens an AdjudicateStream call on `context` (which the caller owns and
   // keeps until Finish; no deadline is set on it here: a stream lasts as

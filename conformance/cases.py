@@ -18,8 +18,9 @@ import re
 import halma_rules
 from builder import GenerationError, is_shorthand
 
-LV, LM, VM, ADJ, PERFT = ("ListVariants", "LegalMoves", "ValidateMove",
-                          "Adjudicate", "Perft")
+LV, LM, VM, ADJ, PERFT, SUGGEST = (
+    "ListVariants", "LegalMoves", "ValidateMove", "Adjudicate", "Perft",
+    "SuggestMove")
 MAX_COUNT = "9223372036854775807"
 
 
@@ -1406,6 +1407,111 @@ def limits(s):
             {"variant": BK8, "position": "w" * 70000}, "RESOURCE_EXHAUSTED")
     s.error(f, "perft-depth-9", PERFT, ["limits", "perft"],
             {"variant": BK8, "depth": 9}, "INVALID_ARGUMENT", "depth")
+    s.error(f, "suggest-max-nodes-above-4000000", SUGGEST,
+            ["limits", "suggest-move"],
+            {"variant": BK8, "maxNodes": "4000001"}, "INVALID_ARGUMENT",
+            "max_nodes", ["4000000", "max_suggest_nodes"])
+
+
+# ========================================================= SuggestMove --
+
+def suggest_legal(s, f, slug, areas, request, position):
+    """Cases for one SuggestMove request whose answer the rules leave open:
+    the move and every candidate are among LegalMoves' paths for the
+    position searched (or, when the side to move must pass, the move is
+    the "pass" ValidateMove accepts), and the same request gets the same
+    whole answer again."""
+    variant = request["variant"]
+    legal = s.api.call(LM, {"variant": variant, "position": position})[1]
+    if legal["status"]["mustPass"]:
+        s.member(f, slug + "/pass", SUGGEST, areas + ["passes"], request,
+                 "move.path", VM, {"variant": variant, "position": position,
+                                   "move": "pass"}, "path")
+    else:
+        in_legal = ({"variant": variant, "position": position},
+                    "moves[].path")
+        s.member(f, slug + "/move-is-legal", SUGGEST, areas, request,
+                 "move.path", LM, *in_legal)
+        if request.get("candidates", 1) > 1:
+            s.member(f, slug + "/candidates-are-legal", SUGGEST, areas,
+                     request, "candidates[].move.path", LM, *in_legal)
+    s.deterministic(f, slug + "/same-answer-twice", SUGGEST,
+                    areas + ["determinism"], request)
+
+
+def suggest_move(s):
+    """Legality and determinism, never the move itself (the search's
+    strength may change; the rules' answer may not)."""
+    f = "suggest_move"
+    areas = ["suggest-move"]
+    for n, name in enumerate(PRESETS):
+        v = preset(name)
+        kind = ["presets", players(v, s)]
+        # The start, at the default level, with hints.
+        suggest_legal(s, f, "start/" + name, areas + kind,
+                      {"variant": v, "candidates": 3},
+                      s.position_of(v, ""))
+        # A played game given as its moves, at a cheap level, seeded.
+        moves, positions = playout(s, v, 12, 7000 + n)
+        suggest_legal(s, f, "moves/%s/ply-%d" % (name, len(moves)),
+                      areas + kind + ["playouts", "records"],
+                      {"variant": v, "moves": moves, "level": 1 + n % 3,
+                       "seed": str(n), "candidates": 2},
+                      positions[-1])
+    for n, (name, v, extra) in enumerate(CUSTOM_PLAYOUTS):
+        _, positions = playout(s, v, 10, 7100 + n)
+        suggest_legal(s, f, "custom/%s/ply-%d" % (name, len(positions) - 1),
+                      areas + ["custom-variants", "playouts",
+                               players(v, s)] + extra,
+                      {"variant": v, "position": positions[-1], "level": 2,
+                       "candidates": 4},
+                      positions[-1])
+    # An explicit node budget is reproducible too.
+    suggest_legal(s, f, "node-budget/classic-16x16", areas + ["presets"],
+                  {"variant": C16, "maxNodes": "30000", "maxDepth": 3,
+                   "seed": "12"}, s.position_of(C16, ""))
+    # A pass when it is the only move (two and four players).
+    suggest_legal(s, f, "forced-pass/two-players",
+                  areas + ["custom-variants", "two-players"],
+                  {"variant": TINY_LOCKED, "position": W_MUST_PASS},
+                  W_MUST_PASS)
+    suggest_legal(s, f, "forced-pass/four-players",
+                  areas + ["custom-variants", "four-players"],
+                  {"variant": TINY_4P, "position": "4/rrrb/ggbb/wwwg w 5,5,5,5"},
+                  "4/rrrb/ggbb/wwwg w 5,5,5,5")
+    # Errors naming the field.
+    over = "4bbbb/5bbb/6bb/7b/w7/ww6/www5/wwww4 w 31,31"
+    s.error(f, "finished-game", SUGGEST, areas + ["finished-games",
+                                                  "home-exit"],
+            {"variant": BK8, "position": over}, "INVALID_ARGUMENT",
+            "position", ["game is over"])
+    s.error(f, "finished-after-moves", SUGGEST,
+            areas + ["finished-games", "home-exit", "records"],
+            {"variant": BK8, "position": over.replace("31,31", "30,30"),
+             "moves": ["b1-d3"]}, "INVALID_ARGUMENT", "moves",
+            ["game is over"])
+    s.error(f, "illegal-move-in-moves", SUGGEST,
+            areas + ["illegal-moves", "records"],
+            {"variant": BK8, "moves": ["b1-d3", "b2-c3"]},
+            "INVALID_ARGUMENT", "moves[1]", ['"b2-c3"'])
+    s.error(f, "malformed-position", SUGGEST, areas + ["malformed-position"],
+            {"variant": BK8, "position": "4bbbbb/5bbb/6bb/7b/w7/ww6/www5/"
+                                         "wwww4 w 0,0"},
+            "INVALID_ARGUMENT", "position", ["4bbbbb"])
+    for field, value, text in [("level", 9, "9"), ("level", -1, "-1"),
+                               ("candidates", 17, "17"),
+                               ("maxTimeMs", -1, "-1")]:
+        s.error(f, "bad-%s/%s" % (field, value), SUGGEST,
+                areas + ["malformed-suggest"], {"variant": BK8, field: value},
+                "INVALID_ARGUMENT",
+                re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), field),
+                [text])
+    s.error(f, "level-and-max-nodes", SUGGEST, areas + ["malformed-suggest"],
+            {"variant": BK8, "level": 3, "maxNodes": "1000"},
+            "INVALID_ARGUMENT", "level", ["max_nodes"])
+    s.error(f, "max-depth-without-budget", SUGGEST,
+            areas + ["malformed-suggest"],
+            {"variant": BK8, "maxDepth": 3}, "INVALID_ARGUMENT", "max_depth")
 
 
 def build_all(s, repo):
@@ -1418,3 +1524,4 @@ def build_all(s, repo):
     perft(s, repo)
     malformed(s, vectors)
     limits(s)
+    suggest_move(s)

@@ -145,6 +145,10 @@ class Answerer {
     }
     return Finish(r, absl::OkStatus(), response);
   }
+  absl::StatusOr<Payload> Suggest(const v1::SuggestMoveRequest& r) const {
+    v1::SuggestMoveResponse response;
+    return Finish(r, service_.SuggestMove(r, &response), response);
+  }
   absl::StatusOr<Payload> Variants(const v1::ListVariantsRequest& r) const {
     v1::ListVariantsResponse response;
     return Finish(r, service_.ListVariants(r, &response), response);
@@ -389,6 +393,41 @@ absl::StatusOr<Scenario> LegalDenseScenario(
   return s;
 }
 
+// SuggestMove at `level` on dense midgame positions of `preset` (those in
+// progress: the set has a few finished games), seeded by their index. The
+// answers are reproducible (a level is a node budget), so they are checked
+// like every other.
+absl::StatusOr<Scenario> SuggestScenario(
+    const Answerer& answerer, const std::string& preset,
+    const std::vector<std::string>& positions, int level, int count) {
+  Scenario s{
+      absl::StrCat("suggest/", preset, "-level-", level),
+      absl::StrCat(kRules, "SuggestMove"),
+      absl::StrCat("SuggestMove at level ", level, ", 3 candidates, on ", count,
+                   " dense midgame positions in progress of "
+                   "bench/data/",
+                   preset, ".txt, spread over the file"),
+      {}};
+  for (int i : Spread(static_cast<int>(positions.size()), 4 * count)) {
+    if (static_cast<int>(s.payloads.size()) == count) break;
+    v1::SuggestMoveRequest request;
+    request.mutable_variant()->set_preset(preset);
+    request.set_position(positions[i]);
+    request.set_level(level);
+    request.set_candidates(3);
+    request.set_seed(static_cast<std::uint64_t>(i));
+    absl::StatusOr<Payload> payload = answerer.Suggest(request);
+    if (absl::IsInvalidArgument(payload.status())) continue;  // Finished.
+    absl::Status status = AddPayload(std::move(payload), &s);
+    if (!status.ok()) return status;
+  }
+  if (static_cast<int>(s.payloads.size()) < count) {
+    return absl::InternalError(
+        absl::StrCat(s.name, ": too few positions in progress"));
+  }
+  return s;
+}
+
 v1::ValidateMoveRequest ValidateRequest(const std::string& position,
                                         const std::string& move) {
   v1::ValidateMoveRequest request;
@@ -398,20 +437,24 @@ v1::ValidateMoveRequest ValidateRequest(const std::string& position,
   return request;
 }
 
-// Steps and one-hop jumps, alternately, one per position.
+// Steps and one-hop jumps, alternately,
+// one per position.
 absl::StatusOr<Scenario> ValidateShortScenario(
     const Answerer& answerer, const Variant& variant,
     const std::vector<std::string>& positions, int count, std::mt19937* rng,
     Scratch* scratch) {
   Scenario s{"validate_short",
              absl::StrCat(kRules, "ValidateMove"),
-             "a step or a one-hop jump (alternately, full path) on dense "
+             "a step or a one-hop jump "
+             "(alternately, full path) on "
+             "dense "
              "classic-16x16 positions",
              {}};
   const int size = static_cast<int>(positions.size());
   const std::vector<int> picked = Spread(size, count);
   for (int i = 0; i < count; ++i) {
-    // The i-th spread position, or the next one that has such a move.
+    // The i-th spread position, or the
+    // next one that has such a move.
     for (int p = 0; p < size; ++p) {
       const std::string& text = positions[(picked[i] + p) % size];
       const Position position = *halma::ParsePosition(text, variant);
@@ -428,12 +471,15 @@ absl::StatusOr<Scenario> ValidateShortScenario(
     }
   }
   if (static_cast<int>(s.payloads.size()) < count) {
-    return absl::InternalError("validate_short: too few moves found");
+    return absl::InternalError(
+        "validate_short: too few moves "
+        "found");
   }
   return s;
 }
 
-// The longest fewest-hop chain of each position; the positions with the
+// The longest fewest-hop chain of each
+// position; the positions with the
 // longest ones.
 absl::StatusOr<Scenario> ValidateLongScenario(
     const Answerer& answerer, const Variant& variant,
@@ -456,13 +502,17 @@ absl::StatusOr<Scenario> ValidateLongScenario(
       longest.begin(), longest.end(),
       [](const Longest& a, const Longest& b) { return a.hops > b.hops; });
   if (static_cast<int>(longest.size()) < count) {
-    return absl::InternalError("validate_long: too few positions");
+    return absl::InternalError(
+        "validate_long: too few "
+        "positions");
   }
   longest.resize(count);
   Scenario s{"validate_long",
              absl::StrCat(kRules, "ValidateMove"),
-             absl::StrFormat("the longest fewest-hop chain (full path) of the "
-                             "%d dense classic-16x16 positions that have the "
+             absl::StrFormat("the longest fewest-hop "
+                             "chain (full path) of the "
+                             "%d dense classic-16x16 "
+                             "positions that have the "
                              "longest: %d to %d hops",
                              count, longest.back().hops, longest.front().hops),
              {}};
@@ -474,7 +524,8 @@ absl::StatusOr<Scenario> ValidateLongScenario(
   return s;
 }
 
-// Candidate illegal moves of one kind in `position`, in board order.
+// Candidate illegal moves of one kind
+// in `position`, in board order.
 std::vector<std::string> IllegalCandidates(const Variant& variant,
                                            const Position& position,
                                            v1::IllegalReason reason) {
@@ -517,7 +568,9 @@ std::vector<std::string> IllegalCandidates(const Variant& variant,
             }
             break;
           case v1::ILLEGAL_REASON_NOT_A_HOP:
-            // A step, then another step: steps never combine.
+            // A step, then another
+            // step: steps never
+            // combine.
             if (own && !near && on_board(x2, y2) && !far) {
               out.push_back(sq(x, y) + "-" + sq(x1, y1) + "-" + sq(x2, y2));
             }
@@ -526,7 +579,8 @@ std::vector<std::string> IllegalCandidates(const Variant& variant,
             break;
         }
       }
-      // Shorthand to a far empty square that no chain reaches.
+      // Shorthand to a far empty square
+      // that no chain reaches.
       if (reason == v1::ILLEGAL_REASON_UNREACHABLE && own) {
         for (int ty = 0; ty < n; ++ty) {
           for (int tx = 0; tx < n; ++tx) {
@@ -542,7 +596,8 @@ std::vector<std::string> IllegalCandidates(const Variant& variant,
   return out;
 }
 
-// Illegal moves of six kinds in turn, each checked to be refused for that
+// Illegal moves of six kinds in turn,
+// each checked to be refused for that
 // reason, on dense positions.
 absl::StatusOr<Scenario> ValidateIllegalScenario(
     const Answerer& answerer, const Variant& variant,
@@ -557,9 +612,14 @@ absl::StatusOr<Scenario> ValidateIllegalScenario(
   };
   Scenario s{"validate_illegal",
              absl::StrCat(kRules, "ValidateMove"),
-             "illegal moves on dense classic-16x16 positions, in turn: "
-             "destination occupied, unreachable (shorthand), empty origin, "
-             "not your piece, nothing to jump, not a hop",
+             "illegal moves on dense "
+             "classic-16x16 positions, in "
+             "turn: "
+             "destination occupied, "
+             "unreachable (shorthand), empty "
+             "origin, "
+             "not your piece, nothing to "
+             "jump, not a hop",
              {}};
   const std::vector<int> picked =
       Spread(static_cast<int>(positions.size()), count);
@@ -571,8 +631,9 @@ absl::StatusOr<Scenario> ValidateIllegalScenario(
       const Position position = *halma::ParsePosition(text, variant);
       std::vector<std::string> candidates =
           IllegalCandidates(variant, position, reason);
-      // Start at a random candidate, take the first the service refuses
-      // for this reason.
+      // Start at a random candidate,
+      // take the first the service
+      // refuses for this reason.
       const size_t start =
           candidates.empty() ? 0 : (*rng)() % candidates.size();
       for (size_t k = 0; k < candidates.size() && !found; ++k) {
@@ -589,15 +650,18 @@ absl::StatusOr<Scenario> ValidateIllegalScenario(
     }
     if (!found) {
       return absl::InternalError(
-          absl::StrCat("validate_illegal: no move refused for ",
+          absl::StrCat("validate_illegal: no "
+                       "move refused for ",
                        v1::IllegalReason_Name(reason)));
     }
   }
   return s;
 }
 
-// Records of `plies` legal moves from the start, the game not decided
-// before the last: seeded games mixing greedy advance and random moves,
+// Records of `plies` legal moves from
+// the start, the game not decided
+// before the last: seeded games mixing
+// greedy advance and random moves,
 // keeping those that last.
 absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
                                             const std::string& preset,
@@ -626,8 +690,9 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
     v1::AdjudicateResponse response;
     response.ParseFromString(payload->response);
     if (response.moves_played() != plies || response.has_illegal_move()) {
-      return absl::InternalError(
-          absl::StrCat(s.name, ": a played game is not a legal record"));
+      return absl::InternalError(absl::StrCat(s.name,
+                                              ": a played game is not "
+                                              "a legal record"));
     }
     s.payloads.push_back(*std::move(payload));
   }
@@ -636,24 +701,34 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
         absl::StrCat(s.name, ": too few games last ", plies, " plies"));
   }
   s.note = absl::StrFormat(
-      "%d-move records from the start, every move legal (full paths), the "
-      "game not decided before the last: the first %d of %d seeded games "
-      "(greedy advance, 10-40%% random moves) that lasted",
+      "%d-move records from the start, "
+      "every move legal (full paths), "
+      "the "
+      "game not decided before the "
+      "last: the first %d of %d seeded "
+      "games "
+      "(greedy advance, 10-40%% random "
+      "moves) that lasted",
       plies, count, games);
   return s;
 }
 
-// The records of `unary` (an Adjudicate scenario) on AdjudicateStream:
-// one stream of `records` records, the unary requests in turn, record i
-// with id "rec-<i>". The request is the stream's framed messages, the
-// answer the framed answers the server sends, in order.
+// The records of `unary` (an Adjudicate
+// scenario) on AdjudicateStream: one
+// stream of `records` records, the
+// unary requests in turn, record i with
+// id "rec-<i>". The request is the
+// stream's framed messages, the answer
+// the framed answers the server sends,
+// in order.
 absl::StatusOr<Scenario> AdjudicateStreamScenario(const Answerer& answerer,
                                                   const Scenario& unary,
                                                   int records) {
   constexpr absl::string_view kUnaryPrefix = "adjudicate/";
   if (!absl::StartsWith(unary.name, kUnaryPrefix) || unary.payloads.empty()) {
-    return absl::InternalError(
-        absl::StrCat(unary.name, ": not an Adjudicate scenario"));
+    return absl::InternalError(absl::StrCat(unary.name,
+                                            ": not an Adjudicate "
+                                            "scenario"));
   }
   Scenario s{
       absl::StrCat("adjudicate_stream/",
@@ -675,19 +750,24 @@ absl::StatusOr<Scenario> AdjudicateStreamScenario(const Answerer& answerer,
     if (!answered.ok()) return answered.status();
     v1::AdjudicateStreamResponse response;
     response.ParseFromString(answered->response);
-    // The same adjudication as the unary call's, not an error.
+    // The same adjudication as the
+    // unary call's, not an error.
     if (!response.has_result() ||
         response.result().SerializeAsString() != record.response) {
-      return absl::InternalError(absl::StrCat(
-          s.name, ": record ", i, " is not answered as Adjudicate answers it"));
+      return absl::InternalError(absl::StrCat(s.name, ": record ", i,
+                                              " is not answered as "
+                                              "Adjudicate answers it"));
     }
     stream.request += Frame(answered->request);
     stream.response += Frame(answered->response);
   }
   s.payloads.push_back(std::move(stream));
   s.note = absl::StrFormat(
-      "one stream of %d records per call: the %d records of %s in turn "
-      "(ids rec-000 ...), answered in order",
+      "one stream of %d records per "
+      "call: the %d records of %s in "
+      "turn "
+      "(ids rec-000 ...), answered in "
+      "order",
       records, static_cast<int>(unary.payloads.size()), unary.name);
   return s;
 }
@@ -699,7 +779,8 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
   const std::uint32_t seed = absl::GetFlag(FLAGS_seed);
   if (distinct < 1 || dense < 1 || stream_records < 1) {
     return absl::InvalidArgumentError(
-        "--distinct, --dense_positions and --stream_records must be "
+        "--distinct, --dense_positions "
+        "and --stream_records must be "
         "positive");
   }
   Answerer answerer;
@@ -731,6 +812,14 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
   if (!positions.ok()) return positions.status();
   status = add(ValidateShortScenario(answerer, *variant, *positions, distinct,
                                      &rng, scratch.get()));
+  // The cheapest level: a search's cost
+  // beside the rules' calls (a stronger
+  // level costs its node budget,
+  // docs/bot.md).
+  if (status.ok()) {
+    status = add(
+        SuggestScenario(answerer, kValidatePreset, *positions, 1, distinct));
+  }
   if (status.ok()) {
     status = add(ValidateLongScenario(answerer, *variant, *positions, distinct,
                                       scratch.get()));
@@ -748,8 +837,10 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
                                     seed + 1, scratch.get()));
   }
   if (!status.ok()) return status;
-  // The same records on AdjudicateStream, brainking first (the cheaper).
-  // Copies: adding to `scenarios` may move its elements.
+  // The same records on
+  // AdjudicateStream, brainking first
+  // (the cheaper). Copies: adding to
+  // `scenarios` may move its elements.
   const Scenario classic = scenarios[scenarios.size() - 2];
   const Scenario brainking = scenarios[scenarios.size() - 1];
   status = add(AdjudicateStreamScenario(answerer, brainking, stream_records));
@@ -760,7 +851,8 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
   return scenarios;
 }
 
-// One request given as JSON, answered like the others.
+// One request given as JSON, answered
+// like the others.
 absl::StatusOr<Scenario> AdHocScenario(const Answerer& answerer) {
   std::string method = absl::GetFlag(FLAGS_method);
   const std::string& json = absl::GetFlag(FLAGS_json);
@@ -793,15 +885,21 @@ absl::StatusOr<Scenario> AdHocScenario(const Answerer& answerer) {
     v1::ListVariantsRequest request;
     absl::Status status = parse(&request);
     payload = status.ok() ? answerer.Variants(request) : status;
+  } else if (method == "SuggestMove") {
+    v1::SuggestMoveRequest request;
+    absl::Status status = parse(&request);
+    payload = status.ok() ? answerer.Suggest(request) : status;
   } else if (method == "Check") {
     grpc::health::v1::HealthCheckRequest request;
     absl::Status status = parse(&request);
     payload = status.ok() ? answerer.Health(request) : status;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--method \"", absl::GetFlag(FLAGS_method),
-        "\": expected ValidateMove, LegalMoves, Adjudicate, ListVariants or "
-        "Check"));
+    return absl::InvalidArgumentError(absl::StrCat("--method \"",
+                                                   absl::GetFlag(FLAGS_method),
+                                                   "\": expected "
+                                                   "ValidateMove, LegalMoves, "
+                                                   "Adjudicate, ListVariants, "
+                                                   "SuggestMove or Check"));
   }
   s.method = method == "Check" ? std::string(kHealthCheck)
                                : absl::StrCat(kRules, method);
@@ -810,7 +908,8 @@ absl::StatusOr<Scenario> AdHocScenario(const Answerer& answerer) {
   return s;
 }
 
-// --- output ----------------------------------------------------------------
+// --- output
+// ----------------------------------------------------------------
 
 bool WriteFile(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -818,7 +917,8 @@ bool WriteFile(const std::filesystem::path& path, const std::string& bytes) {
   return static_cast<bool>(out);
 }
 
-// JSON string literal (the texts here are plain ASCII).
+// JSON string literal (the texts here
+// are plain ASCII).
 std::string Quote(absl::string_view text) {
   return absl::StrCat(
       "\"", absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\"", "\\\""}}), "\"");
@@ -834,7 +934,9 @@ absl::Status WriteScenarios(const std::string& dir,
         absl::StrCat("cannot create ", dir, ": ", error.message()));
   }
   std::string manifest = absl::StrCat(
-      "{\n  \"generator\": \"halma_service_payloads\",\n  \"seed\": ",
+      "{\n  \"generator\": "
+      "\"halma_service_payloads\",\n  "
+      "\"seed\": ",
       absl::GetFlag(FLAGS_seed), ",\n  \"scenarios\": [");
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Scenario& s = scenarios[i];
@@ -846,16 +948,19 @@ absl::Status WriteScenarios(const std::string& dir,
                     ", \"method\": ", Quote(s.method),
                     ",\n     \"note\": ", Quote(s.note), ",\n     ");
     if (s.records_per_call > 0) {
-      absl::StrAppend(
-          &manifest,
-          "\"stream\": true, \"records_per_call\": ", s.records_per_call,
-          ", \"compare_with\": ", Quote(s.compare_with), ",\n     ");
+      absl::StrAppend(&manifest,
+                      "\"stream\": true, "
+                      "\"records_per_call\": ",
+                      s.records_per_call,
+                      ", \"compare_with\": ", Quote(s.compare_with),
+                      ",\n     ");
     }
     absl::StrAppend(&manifest, "\"requests\": [");
     for (size_t k = 0; k < s.payloads.size(); ++k) {
       const std::string request = absl::StrFormat("%s/req_%02d.bin", sub, k);
       const std::string response = absl::StrFormat("%s/resp_%02d.bin", sub, k);
-      // A stream's payloads are framed already, both ways.
+      // A stream's payloads are framed
+      // already, both ways.
       const bool stream = s.records_per_call > 0;
       if (!WriteFile(
               fs::path(dir) / request,

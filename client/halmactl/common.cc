@@ -33,8 +33,10 @@ const std::map<std::string, FlagInfo>& Flags() {
       {"json", {false, {}}},
       {"help", {false, {}}},
       {"variant",
-       {true, {"start", "legal", "validate", "adjudicate", "perft"}}},
-      {"position", {true, {"legal", "validate", "adjudicate", "perft"}}},
+       {true,
+        {"start", "legal", "validate", "adjudicate", "perft", "suggest"}}},
+      {"position",
+       {true, {"legal", "validate", "adjudicate", "perft", "suggest"}}},
       {"origin", {true, {"legal"}}},
       {"file", {true, {"adjudicate"}}},
       {"record", {true, {"adjudicate"}}},
@@ -43,8 +45,14 @@ const std::map<std::string, FlagInfo>& Flags() {
       {"window", {true, {"adjudicate"}}},
       {"retries", {true, {"adjudicate"}}},
       {"text_out", {false, {"adjudicate"}}},
-      {"depth", {true, {"perft"}}},
+      {"depth", {true, {"perft", "suggest"}}},
       {"split", {false, {"perft"}}},
+      {"level", {true, {"suggest"}}},
+      {"nodes", {true, {"suggest"}}},
+      {"time_ms", {true, {"suggest"}}},
+      {"seed", {true, {"suggest"}}},
+      {"candidates", {true, {"suggest"}}},
+      {"best_so_far", {false, {"suggest"}}},
       {"service", {true, {"health"}}},
       {"suite", {true, {"conformance"}}},
       {"protocol", {true, {"conformance"}}},
@@ -211,6 +219,29 @@ absl::StatusOr<CommandLine> ParseCommandLine(int argc, char** argv) {
       status = parse_int(0, 64, &cl.depth);
     } else if (name == "split") {
       status = parse_bool(&cl.split);
+    } else if (name == "level") {
+      status = parse_int(0, 1000, &cl.level);
+    } else if (name == "time_ms") {
+      status = parse_int(0, 1 << 30, &cl.time_ms);
+    } else if (name == "candidates") {
+      status = parse_int(1, 1000, &cl.candidates);
+    } else if (name == "nodes") {
+      std::int64_t nodes = 0;
+      if (!absl::SimpleAtoi(value, &nodes) || nodes < 1) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            "flag '--nodes': expected a number from 1, got '", value, "'"));
+      }
+      cl.nodes = nodes;
+    } else if (name == "seed") {
+      std::uint64_t seed = 0;
+      if (!absl::SimpleAtoi(value, &seed)) {
+        status = absl::InvalidArgumentError(absl::StrCat(
+            "flag '--seed': expected a number from 0 to 2^64-1, got '", value,
+            "'"));
+      }
+      cl.seed = seed;
+    } else if (name == "best_so_far") {
+      status = parse_bool(&cl.best_so_far);
     } else if (name == "service") {
       cl.service = value;
     } else if (name == "suite") {

@@ -4,6 +4,7 @@
 // What every halmactl subcommand shares: the parsed command line, the exit
 // codes, the --variant syntax, and the error and JSON printers.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,8 +45,12 @@ struct CommandLine {
   // Command flags (set only when given).
   std::optional<std::string> variant, position, origin, file, service, record,
       batch, suite, protocol, filter;
-  std::optional<int> depth, streams, window, retries;
+  std::optional<int> depth, streams, window, retries, level, time_ms,
+      candidates;
+  std::optional<std::int64_t> nodes;
+  std::optional<std::uint64_t> seed;
   bool split = false;
+  bool best_so_far = false;
   bool text_out = false;
 };
 
@@ -103,6 +108,7 @@ int CmdLegal(const CommandLine& cl, client::HalmaClient& client);
 int CmdValidate(const CommandLine& cl, client::HalmaClient& client);
 int CmdAdjudicate(const CommandLine& cl, client::HalmaClient& client);
 int CmdPerft(const CommandLine& cl, client::HalmaClient& client);
+int CmdSuggest(const CommandLine& cl, client::HalmaClient& client);
 int CmdHealth(const CommandLine& cl, client::HalmaClient& client);
 int CmdConformance(const CommandLine& cl, client::HalmaClient& client);
 // adjudicate --batch (batch.cc).

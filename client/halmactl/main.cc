@@ -31,6 +31,7 @@ Commands:
   validate     check one move of the side to move
   adjudicate   replay a game record and report the result (--batch: many)
   perft        count the move sequences of a depth from a position
+  suggest      suggest a move (the computer's), with ranked hints
   health       ask the server's health service whether it is serving
   conformance  run the conformance suite against a server (gRPC or HTTP/JSON)
   help         show this text, or `help COMMAND` for one command
@@ -166,6 +167,26 @@ order `legal` lists them. The server bounds the depth and the time; raise
 --deadline_ms for deep counts. With --json: the PerftResponse.
 )";
 
+constexpr char kSuggestUsage[] =
+    R"(Usage: halmactl suggest --variant=V [--position=P] [MOVE...]
+                        [--level=L | --nodes=N [--depth=D]] [--time_ms=T]
+                        [--seed=S] [--candidates=K] [--best_so_far]
+
+Suggests a move for the side to move of position P (default: the variant's
+start), or of the position after the MOVEs played from it: the move, its
+score, the best K moves (--candidates, 1 to 16; default 1) with theirs, the
+line of play expected, the turns each seat still needs, and the search's
+depth and nodes. The search is a level (--level, 1 to 8; default 5) or an
+explicit budget (--nodes, optionally --depth plies); either answers the same
+on every server and run for the same --seed (default 0). --time_ms also
+stops the search after T milliseconds (not reproducible). --best_so_far:
+when --deadline_ms or the server's limit ends the search, print the best
+move found so far instead of failing. Scores: "+1.48 turns ahead" (an
+estimate), or a forced "win in N moves", "loss in N moves", "draw in N
+moves" (N counts the mover's own moves). With --json: the
+SuggestMoveResponse.
+)";
+
 constexpr char kHealthUsage[] = R"(Usage: halmactl health [--service=NAME]
 
 Calls the standard grpc.health.v1.Health/Check for NAME (default "": the
@@ -274,6 +295,7 @@ const std::vector<Command>& Commands() {
       // --variant is checked by the command: --record and --batch need none.
       {"adjudicate", kAdjudicateUsage, false, true, CmdAdjudicate},
       {"perft", kPerftUsage, true, false, CmdPerft},
+      {"suggest", kSuggestUsage, true, true, CmdSuggest},
       {"health", kHealthUsage, false, false, CmdHealth},
       {"conformance", kConformanceUsage, false, false, CmdConformance},
       {"help", kHelpUsage, false, false, nullptr},

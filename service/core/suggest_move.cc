@@ -256,6 +256,7 @@ absl::Status RulesCore::SuggestMove(
   response->set_nodes(result->nodes);
   for (int i = 0; i < variant.seat_count; ++i) {
     const Seat seat = variant.seats[i];
+    if (status.eliminated.Has(seat)) continue;  // No longer in play.
     v1::SeatTurns* turns = response->add_turns_needed();
     turns->set_seat(SeatToProto(seat));
     turns->set_turns(result->turns_needed[SeatIndex(seat)]);

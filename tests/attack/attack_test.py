@@ -92,6 +92,8 @@ ATTACKS = [
      "32 clients looping the most expensive legal Adjudicate"),
     ("expensive_loop_k64", "load", attacks.expensive_loop(64), False,
      "64 clients looping the most expensive legal Adjudicate"),
+    ("suggest_loop_k64", "load", attacks.suggest_loop(64), True,
+     "64 clients looping the most expensive allowed SuggestMove"),
     ("idle_connections", "load", attacks.idle_connections, True,
      "64 silent TCP, 64 silent HTTP/2, 1 body-less stream: time to close"),
     ("shutdown_in_flight", "shutdown", None, True,

@@ -552,6 +552,60 @@ def expensive_loop(clients):
     return attack
 
 
+SUGGEST_PATH = "/halma.v1.HalmaRules/SuggestMove"
+# The largest board, the most hints.
+SUGGEST_VARIANT = "classic-16x16"
+SUGGEST_CANDIDATES = 16
+
+
+def suggest_loop(clients):
+    """`clients` clients looping the most expensive SuggestMove the server
+    allows: the largest board, a node budget at the server's cap
+    (max_suggest_nodes, from its start-up line) and every candidate. The
+    searches take the admission gate's slots; the rest wait in its queue or
+    are refused; memory stays the preallocated workspaces'."""
+    def attack(env):
+        h = env.pb.halma
+        cap = env.server.limit_from_listen_line("max_suggest_nodes")
+        if not cap:
+            return {}, ["no max_suggest_nodes in the start-up line"], ""
+        request = h.SuggestMoveRequest(max_nodes=cap,
+                                       candidates=SUGGEST_CANDIDATES)
+        request.variant.preset = SUGGEST_VARIANT
+
+        def verify(data):
+            try:
+                answer = h.SuggestMoveResponse.FromString(data)
+            except Exception:  # noqa: BLE001 - a bad answer is counted.
+                return False
+            return bool(answer.move.path) and 0 < answer.nodes
+
+        f = grpc_flood(env, clients, SUGGEST_PATH,
+                       request.SerializeToString(), env.duration,
+                       verify=verify)
+        f["max_nodes"] = cap
+        failures = []
+        for code, n in f["codes"].items():
+            if code not in ("OK", "RESOURCE_EXHAUSTED"):
+                failures.append("%d attacker calls got %s (%s)" % (
+                    n, code, f["code_details"].get(code, "")))
+        if f["empty_details"].get("RESOURCE_EXHAUSTED"):
+            failures.append("%d RESOURCE_EXHAUSTED without a message naming "
+                            "the limit" % f["empty_details"][
+                                "RESOURCE_EXHAUSTED"])
+        if f["wrong_answers"]:
+            failures.append("%d OK answers without a move" % f["wrong_answers"])
+        if not f["codes"].get("OK"):
+            failures.append("no search was answered")
+        summary = _grpc_summary(f) + ", %s, max_nodes %d, %d candidates" % (
+            SUGGEST_VARIANT, cap, SUGGEST_CANDIDATES)
+        if "RESOURCE_EXHAUSTED" in f["code_details"]:
+            summary += ", RESOURCE_EXHAUSTED says %r" % f["code_details"][
+                "RESOURCE_EXHAUSTED"][:80]
+        return f, failures, summary
+    return attack
+
+
 # --- idle connections ----------------------------------------------------
 
 class TcpOnly:

@@ -161,7 +161,7 @@ TEST(ConformanceCase, RejectsWhatItCannotRun) {
   const std::pair<const char*, const char*> bad[] = {
       {"not json", "not JSON"},
       {R"({"rpc":"halma.v1.HalmaRules/LegalMoves"})", "\"id\": missing"},
-      {R"({"id":"x","rpc":"halma.v1.HalmaRules/SuggestMove","request":{},)"
+      {R"({"id":"x","rpc":"halma.v1.HalmaRules/ResignForMe","request":{},)"
        R"("expect":{"kind":"answer","fields":{}}})",
        "not a method of the halma.v1 API"},
       {R"({"id":"x","rpc":"halma.v1.HalmaRules/AdjudicateStream",)"

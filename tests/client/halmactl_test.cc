@@ -1,5 +1,7 @@
 // halmactl end to end against the built halma_server as a child process:
 // its text and --json output and its exit codes, over plaintext and TLS.
+#include <algorithm>
+
 #include "tests/service/server/server_process.h"
 
 namespace halma::process_testing {
@@ -159,6 +161,53 @@ TEST_F(HalmactlTest, AdjudicateFromFileAndStdin) {
                 .exit_code,
             2);
   std::remove(path.c_str());
+}
+
+// suggest: the move of --json is one that `legal --json` lists, the text
+// shows it with the candidates and the search, the same command answers
+// the same, and errors name the field (exit 1) or the flag (exit 2).
+TEST_F(HalmactlTest, SuggestTextAndJson) {
+  const std::vector<std::string> ask = {
+      "suggest",   "--variant=brainking-10x10",
+      "--level=3", "--candidates=3",
+      "--seed=4",  "b1-d3",
+      "j9-h7"};
+  std::vector<std::string> ask_json = ask;
+  ask_json.push_back("--json");
+  CommandResult r = Run(ask_json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json answer = nlohmann::json::parse(r.out);
+  EXPECT_EQ(Run(ask_json).out, r.out);
+  const std::string position = answer["position"];
+  CommandResult legal = Run({"legal", "--variant=brainking-10x10",
+                             "--position=" + position, "--json"});
+  ASSERT_EQ(legal.exit_code, 0) << legal.err;
+  const nlohmann::json moves = nlohmann::json::parse(legal.out)["moves"];
+  ASSERT_EQ(answer["candidates"].size(), 3u);
+  for (const nlohmann::json& candidate : answer["candidates"]) {
+    EXPECT_NE(std::find(moves.begin(), moves.end(), candidate["move"]),
+              moves.end())
+        << candidate;
+  }
+  EXPECT_NE(std::find(moves.begin(), moves.end(), answer["move"]), moves.end());
+  EXPECT_EQ(answer["level"], 3);
+
+  r = Run(ask);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string path = answer["move"]["path"];
+  EXPECT_THAT(r.out, HasSubstr("Position: " + position + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("Suggested move for w: " + path + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("Candidates:\n  1. "));
+  EXPECT_THAT(r.out, HasSubstr("\n  3. "));
+  EXPECT_THAT(r.out, HasSubstr("Line: w " + path));
+  EXPECT_THAT(r.out, HasSubstr("Search: level 3, depth "));
+
+  r = Run({"suggest", "--variant=brainking-10x10", "--level=9"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("INVALID_ARGUMENT: level: 9, expected 1 to 8"));
+  r = Run({"suggest", "--variant=brainking-10x10", "--nodes=many"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--nodes"));
 }
 
 TEST_F(HalmactlTest, HealthAndTargetFromEnvironment) {

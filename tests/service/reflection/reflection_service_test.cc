@@ -287,7 +287,7 @@ TYPED_TEST(ReflectionTest, TheServiceMethodsAndMessagesAreDocumented) {
                                          ->file()
                                          ->service(0)
                                          ->method_count());
-  ASSERT_EQ(service->method_count(), 6);
+  ASSERT_EQ(service->method_count(), 7);
   for (int i = 0; i < service->method_count(); ++i) {
     const std::string what = service->method(i)->full_name();
     SCOPED_TRACE(what);
