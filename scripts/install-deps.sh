@@ -32,7 +32,7 @@ PACKAGES=(
   # The server's allocator and its HTTP/2 front proxy (nghttpx)
   libjemalloc-dev nghttp2-proxy
   # The Connect protocol's HTTP/1.1 listener (docs/http-library-choice.md),
-  # and curl for its tests (tests/service/connect_curl_test.py, the README's
+  # and curl for its tests (tests/service/connect/connect_curl_test.py, the README's
   # curl examples, deploy/check.sh)
   libmicrohttpd-dev curl
   # The service benchmarks' load generators: h2load (bench/service: the

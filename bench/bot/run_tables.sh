@@ -48,10 +48,10 @@ while [ $# -gt 0 ]; do
     *) echo "run_tables.sh: unknown flag $1; $usage" >&2; exit 2 ;;
   esac
 done
-case "$only" in
-  "" | none | speed | greedy | equal | ladder | self | spoiler | four) ;;
-  *) echo "run_tables.sh: --only $only: expected speed, greedy, equal, ladder, self, spoiler or four" >&2; exit 2 ;;
-esac
+if [[ ! "$only" =~ ^(|none|speed|greedy|equal|ladder|self|spoiler|four)$ ]]; then
+  echo "run_tables.sh: --only $only: expected speed, greedy, equal, ladder, self, spoiler or four" >&2
+  exit 2
+fi
 out="${out:-$build/bot-tables}"
 arena="$build/bench/bot/halma_arena"
 bench="$build/bench/bot/halma_bot_bench"
