@@ -447,7 +447,8 @@ EOF
     grep -q 'halma_server listening on' "$WORK/server.log" && break
     sleep 0.1
   done
-  if grep -q 'front_proxy /usr/sbin/nghttpx -> 127.0.0.1:' "$WORK/server.log"; then
+  # The start-up line names the proxy and the backend port it forwards to.
+  if grep -Eq 'front_proxy /usr/sbin/nghttpx; backend_port [1-9][0-9]*;' "$WORK/server.log"; then
     pass "the image's server listens through its nghttpx front proxy"
   else
     fail "the image's server is not behind nghttpx; its output:"

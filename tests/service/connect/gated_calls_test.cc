@@ -74,10 +74,8 @@ constexpr char kShortRecordJson[] =
 constexpr char kAdjudicate[] = "/halma.v1.HalmaRules/Adjudicate";
 
 ServerConfig HttpOneSlot(CheckpointLatch& latch) {
-  ServerConfig config = LoopbackConfig();
+  ServerConfig config = OneSlotHeldBy(latch);
   config.http = true;
-  config.max_concurrent_adjudications = 1;
-  config.checkpoint_hook = latch.Hook();
   return config;
 }
 

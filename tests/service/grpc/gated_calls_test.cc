@@ -56,13 +56,6 @@ v1::PerftRequest DeepPerft() {
   return request;
 }
 
-ServerConfig OneSlot(CheckpointLatch& latch) {
-  ServerConfig config = LoopbackConfig();
-  config.max_concurrent_adjudications = 1;
-  config.checkpoint_hook = latch.Hook();
-  return config;
-}
-
 double Rejected(LoopbackServer& server, const std::string& limit) {
   return metrics::Value(server->metrics().Collect(),
                         "halma_rejected_calls_total", {{"limit", limit}});
@@ -83,7 +76,7 @@ double Calls(LoopbackServer& server, const std::string& method,
 TEST(AdmissionQueueTest, ACallFindingEverySlotBusyWaitsAndIsAnswered) {
   CheckpointLatch latch;
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall running(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -116,7 +109,7 @@ TEST(AdmissionQueueTest, ACallFindingEverySlotBusyWaitsAndIsAnswered) {
 // names the method and the limit, and a retry hint.
 TEST(AdmissionQueueTest, BeyondTheQueueLengthACallIsRefusedNamingTheLimit) {
   CheckpointLatch latch;
-  ServerConfig config = OneSlot(latch);
+  ServerConfig config = OneSlotHeldBy(latch);
   config.max_queue_length = 1;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
@@ -148,7 +141,7 @@ TEST(AdmissionQueueTest, BeyondTheQueueLengthACallIsRefusedNamingTheLimit) {
 // holds the slot) and the slots' limit.
 TEST(AdmissionQueueTest, WithoutAQueueARefusalNamesItsMethodAndTheSlots) {
   CheckpointLatch latch;
-  ServerConfig config = OneSlot(latch);
+  ServerConfig config = OneSlotHeldBy(latch);
   config.max_queue_length = 0;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
@@ -175,7 +168,7 @@ TEST(AdmissionQueueTest, WithoutAQueueARefusalNamesItsMethodAndTheSlots) {
 // A call that waits longer than max_queue_wait_ms is refused naming it.
 TEST(AdmissionQueueTest, AWaitLongerThanTheLimitIsRefusedNamingIt) {
   CheckpointLatch latch;
-  ServerConfig config = OneSlot(latch);
+  ServerConfig config = OneSlotHeldBy(latch);
   config.max_queue_wait_ms = 50;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
@@ -200,7 +193,7 @@ TEST(AdmissionQueueTest, AWaitLongerThanTheLimitIsRefusedNamingIt) {
 TEST(AdmissionQueueTest, TheClientsDeadlineEndsTheWait) {
   CheckpointLatch latch;
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall running(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -223,7 +216,7 @@ TEST(AdmissionQueueTest, TheClientsDeadlineEndsTheWait) {
 TEST(AdmissionQueueTest, ACancelledWaitingCallLeavesTheQueue) {
   CheckpointLatch latch;
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall running(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -245,7 +238,7 @@ TEST(AdmissionQueueTest, ACancelledWaitingCallLeavesTheQueue) {
 TEST(CheckpointTest, CancellationStopsAReplayMidRecord) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilCancelled);
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall call(server->channel(), &Stub::Adjudicate, LongRecord());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -263,7 +256,7 @@ TEST(CheckpointTest, CancellationStopsAReplayMidRecord) {
 TEST(CheckpointTest, ClientDeadlineStopsAReplayMidRecord) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall call(server->channel(), &Stub::Adjudicate, LongRecord(),
                       absl::Milliseconds(200));
@@ -280,7 +273,7 @@ TEST(CheckpointTest, ClientDeadlineStopsAReplayMidRecord) {
 // A call without a deadline of its own gets the server's maximum call time.
 TEST(CheckpointTest, CallsWithoutADeadlineGetTheServerMaximum) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
-  ServerConfig config = OneSlot(latch);
+  ServerConfig config = OneSlotHeldBy(latch);
   config.max_call_seconds = 1;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
@@ -298,7 +291,7 @@ TEST(CheckpointTest, CallsWithoutADeadlineGetTheServerMaximum) {
 // Perft, the most expensive call there is, stops alike.
 TEST(CheckpointTest, DeadlinesStopAPerftCount) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
-  ServerConfig config = OneSlot(latch);
+  ServerConfig config = OneSlotHeldBy(latch);
   config.max_call_seconds = 1;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);

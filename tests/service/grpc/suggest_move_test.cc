@@ -477,20 +477,13 @@ TEST(SuggestMoveErrorsTest, BudgetsAboveTheServersCapsNameTheLimit) {
 
 // --- Deadlines and cancellation ----------------------------------------------
 
-ServerConfig OneSlot(CheckpointLatch& latch) {
-  ServerConfig config = LoopbackConfig();
-  config.max_concurrent_adjudications = 1;
-  config.checkpoint_hook = latch.Hook();
-  return config;
-}
-
 // The client's deadline passes during the search: the search stops at its
 // checkpoint (the first one after the deadline: no later one is reached)
 // and the call ends with DEADLINE_EXCEEDED naming the method.
 TEST(SuggestMoveStopTest, TheDeadlineStopsTheSearch) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   const Reply<v1::SuggestMoveResponse> reply =
       server->Call(&Stub::SuggestMove, LongSearch(), absl::Milliseconds(300));
@@ -511,7 +504,7 @@ TEST(SuggestMoveStopTest, TheDeadlineStopsTheSearch) {
 // deadline, legal, marked as interrupted.
 TEST(SuggestMoveStopTest, WithBestSoFarTheDeadlineGetsTheBestMoveFound) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilDeadline);
-  ServerConfig config = OneSlot(latch);
+  ServerConfig config = OneSlotHeldBy(latch);
   config.max_call_seconds = 1;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
@@ -534,7 +527,7 @@ TEST(SuggestMoveStopTest, WithBestSoFarTheDeadlineGetsTheBestMoveFound) {
 TEST(SuggestMoveStopTest, ACancellationStopsTheSearch) {
   CheckpointLatch latch(CheckpointLatch::Hold::kUntilCancelled);
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   SuggestCall call(server->channel(), &Stub::SuggestMove, LongSearch());
   ASSERT_TRUE(latch.WaitUntilHeld(1));
@@ -561,7 +554,7 @@ TEST(SuggestMoveStopTest, ACancellationStopsTheSearch) {
 TEST(SuggestMoveStopTest, ASearchWaitsForASlotAndIsAnswered) {
   CheckpointLatch latch;
   std::unique_ptr<LoopbackServer> server =
-      LoopbackServer::Start(OneSlot(latch));
+      LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   SuggestCall running(server->channel(), &Stub::SuggestMove,
                       Request(Preset("classic-16x16"), "", 3));

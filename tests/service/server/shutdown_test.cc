@@ -34,9 +34,7 @@ TEST(ShutdownTest, NewCallsFailAfterShutdown) {
 // period.
 TEST(ShutdownTest, CallsWaitingForASlotAreAnswered) {
   CheckpointLatch latch;
-  ServerConfig config = LoopbackConfig();
-  config.max_concurrent_adjudications = 1;
-  config.checkpoint_hook = latch.Hook();
+  ServerConfig config = OneSlotHeldBy(latch);
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
   (*server)->set_shutdown_delay(absl::ZeroDuration());
