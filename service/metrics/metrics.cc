@@ -206,9 +206,10 @@ absl::Status Metrics::Build(const MetricsOptions& options) {
                            "\"custom\", or \"unknown\" (no or an unknown "
                            "preset name).")
                        .Register(registry);
-  for (int m = 0; m < kVariantMethods; ++m) {
-    const std::string method = Str(kMethodNames[m]);
-    std::vector<prometheus::Counter*>& row = variants_[m];
+  for (std::size_t r = 0; r < kVariantMethods.size(); ++r) {
+    const std::string method =
+        Str(kMethodNames[static_cast<int>(kVariantMethods[r])]);
+    std::vector<prometheus::Counter*>& row = variants_[r];
     for (const std::string& preset : preset_names_) {
       row.push_back(&variants.Add({{"method", method}, {"variant", preset}}));
     }
@@ -314,9 +315,9 @@ void Metrics::CallFinished(Protocol protocol, Method method) {
 }
 
 void Metrics::RecordVariant(Method method, const v1::Variant& variant) {
-  const int m = static_cast<int>(method);
-  if (m >= kVariantMethods) return;
-  std::vector<prometheus::Counter*>& row = variants_[m];
+  const int r = VariantRow(method);
+  if (r < 0) return;
+  std::vector<prometheus::Counter*>& row = variants_[r];
   const std::size_t presets = preset_names_.size();
   std::size_t slot = presets + 1;  // "unknown"
   if (variant.kind_case() == v1::Variant::kCustom) {

@@ -194,7 +194,18 @@ class Metrics {
   explicit Metrics(const MetricsOptions& options);
   absl::Status Build(const MetricsOptions& options);
 
-  static constexpr int kVariantMethods = 3;  // ValidateMove .. Adjudicate.
+  // The methods whose requests name a variant, in their rows' order
+  // (AdjudicateStream's records count as Adjudicate).
+  static constexpr std::array<Method, 5> kVariantMethods = {
+      Method::kValidateMove, Method::kLegalMoves, Method::kAdjudicate,
+      Method::kPerft, Method::kSuggestMove};
+  // The row of variants_ for `method`, or -1 for one that names none.
+  static constexpr int VariantRow(Method method) {
+    for (std::size_t i = 0; i < kVariantMethods.size(); ++i) {
+      if (kVariantMethods[i] == method) return static_cast<int>(i);
+    }
+    return -1;
+  }
   static int CallIndex(Protocol protocol, Method method) {
     const int p = static_cast<int>(protocol) < kProtocolCount
                       ? static_cast<int>(protocol)
@@ -227,7 +238,8 @@ class Metrics {
       response_bytes_{};
   std::array<prometheus::Gauge*, kProtocolCount * kMethodCount> in_flight_{};
   // [method][preset index], then "custom", then "unknown".
-  std::array<std::vector<prometheus::Counter*>, kVariantMethods> variants_;
+  std::array<std::vector<prometheus::Counter*>, kVariantMethods.size()>
+      variants_;
   // [IllegalReason number]; out-of-range numbers use [0].
   std::vector<prometheus::Counter*> illegal_;
   std::array<prometheus::Counter*, kLimitCount> rejected_{};

@@ -230,6 +230,9 @@ TEST(MetricsTest, VariantsByPresetCustomOrUnknown) {
   metrics->RecordVariant(Method::kValidateMove, custom);
   metrics->RecordVariant(Method::kValidateMove, Preset("no-such-preset"));
   metrics->RecordVariant(Method::kValidateMove, v1::Variant());
+  metrics->RecordVariant(Method::kPerft, Preset("halma-16x16"));
+  metrics->RecordVariant(Method::kSuggestMove, Preset("brainking-10x10"));
+  metrics->RecordVariant(Method::kSuggestMove, Preset("brainking-10x10"));
   // ListVariants names no variant: ignored.
   metrics->RecordVariant(Method::kListVariants, Preset("brainking-8x8"));
   const auto families = metrics->Collect();
@@ -242,6 +245,8 @@ TEST(MetricsTest, VariantsByPresetCustomOrUnknown) {
   EXPECT_EQ(variant("Adjudicate", "halma-16x16"), 1);
   EXPECT_EQ(variant("ValidateMove", "custom"), 1);
   EXPECT_EQ(variant("ValidateMove", "unknown"), 2);
+  EXPECT_EQ(variant("Perft", "halma-16x16"), 1);
+  EXPECT_EQ(variant("SuggestMove", "brainking-10x10"), 2);
   EXPECT_EQ(variant("ValidateMove", "no-such-preset"), -1);
   EXPECT_EQ(variant("ListVariants", "brainking-8x8"), -1);
 }

@@ -277,5 +277,30 @@ TEST_F(ObservedCallsTest, AStreamIsOneCallWithEveryRecordCounted) {
             1);
 }
 
+// Every method whose request names a variant counts it, SuggestMove and
+// Perft too.
+TEST_F(ObservedCallsTest, SuggestMoveAndPerftCountTheirVariant) {
+  v1::SuggestMoveRequest suggest;
+  suggest.mutable_variant()->set_preset("brainking-10x10");
+  suggest.set_level(1);
+  const Reply<v1::SuggestMoveResponse> suggested =
+      server_->Call(&Stub::SuggestMove, suggest);
+  ASSERT_TRUE(suggested.status.ok()) << suggested.status.error_message();
+  v1::PerftRequest perft;
+  perft.mutable_variant()->set_preset("iggamecenter-10x10");
+  perft.set_depth(1);
+  const Reply<v1::PerftResponse> counted = server_->Call(&Stub::Perft, perft);
+  ASSERT_TRUE(counted.status.ok()) << counted.status.error_message();
+  const auto families = metrics_->Collect();
+  EXPECT_EQ(Value(families, "halma_variant_calls_total",
+                  {{"method", "halma.v1.HalmaRules/SuggestMove"},
+                   {"variant", "brainking-10x10"}}),
+            1);
+  EXPECT_EQ(Value(families, "halma_variant_calls_total",
+                  {{"method", "halma.v1.HalmaRules/Perft"},
+                   {"variant", "iggamecenter-10x10"}}),
+            1);
+}
+
 }  // namespace
 }  // namespace halma::service
