@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer builds of CMakePresets.json, built and run:
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer (clang 14) over the
-#         whole test suite, then every libFuzzer target (fuzz/) for
+#         test suite but the conformance suite and halmactl's batch run
+#         (labels conformance and client: release-only), then every libFuzzer target (fuzz/) for
 #         FUZZ_SECONDS each (scripts/fuzz.sh);
 #   tsan  ThreadSanitizer over the service, process and reflection tests
 #         (label "service": the code with threads).
