@@ -19,11 +19,11 @@ describe("deadlines", () => {
   let server: ServerProcess;
   const retries: RetryEvent[] = [];
   // How long the whole replay takes here, encoding included (the first
-  // test measures it). A call cut short by its deadline takes well under
-  // that, however loaded the machine, or under 800 ms on a machine so fast
-  // that the whole replay takes little more.
+  // test measures it), printed beside the time a call cut short by its
+  // deadline took; never compared: encoding and sending 2,000,000 moves can
+  // take most of either on a loaded machine. DEADLINE_EXCEEDED on a record
+  // the server answers in full without a deadline is the evidence.
   let wholeReplayMs = 0;
-  const cutShort = (elapsed: number) => elapsed < Math.max(800, (2 / 3) * wholeReplayMs);
 
   before(async () => {
     server = await ServerProcess.start(SLOW_FLAGS);
@@ -46,7 +46,7 @@ describe("deadlines", () => {
     }
   });
 
-  test("a 100 ms per-call deadline ends the replay with DEADLINE_EXCEEDED, once", async () => {
+  test("a 100 ms per-call deadline ends the replay with DEADLINE_EXCEEDED, once", async (t) => {
     const client = new HalmaClient(server.target, { onRetry: (e) => retries.push(e) });
     try {
       const started = performance.now();
@@ -57,7 +57,7 @@ describe("deadlines", () => {
         return true;
       });
       const elapsed = performance.now() - started;
-      assert.ok(cutShort(elapsed), `took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
+      t.diagnostic(`took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
       assert.deepEqual(retries, []);
     } finally {
       client.close();
@@ -84,13 +84,13 @@ describe("deadlines", () => {
     }
   });
 
-  test("the client's default deadline applies when the call sets none", async () => {
+  test("the client's default deadline applies when the call sets none", async (t) => {
     const client = new HalmaClient(server.target, { defaultDeadlineMs: 100, onRetry: (e) => retries.push(e) });
     try {
       const started = performance.now();
       await assert.rejects(client.adjudicate(SLOW_REQUEST), { code: status.DEADLINE_EXCEEDED, attempts: 1 });
       const elapsed = performance.now() - started;
-      assert.ok(cutShort(elapsed), `took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
+      t.diagnostic(`took ${elapsed.toFixed(0)} ms, the whole replay ${wholeReplayMs.toFixed(0)} ms`);
       assert.deepEqual(retries, []);
       // The server is still fine for the next call on the same channel.
       const { variants } = await client.listVariants({ deadlineMs: 5000 });

@@ -1,8 +1,10 @@
 // Deadlines through the Connect protocol: a slow Adjudicate (a record of
-// 2,000,000 moves) with `timeoutMs: 100` ends in DEADLINE_EXCEEDED long
-// before the replay would end; Connect-Timeout-Ms alone (no client timer)
-// makes the server itself answer deadline_exceeded with HTTP 504; and the
-// server goes on serving and exits cleanly.
+// 2,000,000 moves, answered in full without a deadline) with
+// `timeoutMs: 100` ends in DEADLINE_EXCEEDED instead of its answer;
+// Connect-Timeout-Ms alone (no client timer) makes the server itself answer
+// deadline_exceeded with HTTP 504; and the server goes on serving and exits
+// cleanly. The times are printed, never compared: how long the upload and
+// the replay take depends on the machine and its load.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -85,7 +87,6 @@ describe("DEADLINE_EXCEEDED through Connect", () => {
               ? " (the client's timer, before any answer)"
               : ` (HTTP ${ex.status} from the server)`),
       );
-      assert.ok(elapsed < callMs / 2, `ended after ${elapsed} ms, the whole call takes ${callMs} ms`);
     });
   }
 
@@ -106,7 +107,6 @@ describe("DEADLINE_EXCEEDED through Connect", () => {
       `the server answered ${answeredMs.toFixed(0)} ms after the request's start ` +
         `(the whole replay: ${wireMs.toFixed(0)} ms): ${err.message}`,
     );
-    assert.ok(answeredMs < wireMs * 0.75, `answered after ${answeredMs} ms, the whole replay takes ${wireMs} ms`);
   });
 
   test("the server still answers after the timeouts", async () => {
