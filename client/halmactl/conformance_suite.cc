@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -27,25 +28,8 @@ namespace {
 
 namespace pb = ::google::protobuf;
 
-constexpr const char* kCodeNames[] = {
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-};
+// gRPC's codes are absl's (0 to 16), with the same names.
+constexpr int kLastStatusCode = static_cast<int>(absl::StatusCode::kUnauthenticated);
 
 const JsonValue* Member(const JsonValue& object, const std::string& key) {
   if (object.kind_case() != JsonValue::kStructValue) return nullptr;
@@ -634,15 +618,17 @@ std::string JsonText(const JsonValue& value, size_t limit) {
 }
 
 bool IsStatusCodeName(absl::string_view name) {
-  return std::find(std::begin(kCodeNames), std::end(kCodeNames), name) !=
-         std::end(kCodeNames);
+  for (int code = 0; code <= kLastStatusCode; ++code) {
+    if (absl::StatusCodeToString(static_cast<absl::StatusCode>(code)) == name) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string CodeNameOf(int code) {
-  if (code < 0 || code >= static_cast<int>(std::size(kCodeNames))) {
-    return absl::StrCat("CODE_", code);
-  }
-  return kCodeNames[code];
+  if (code < 0 || code > kLastStatusCode) return absl::StrCat("CODE_", code);
+  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
 }
 
 std::string CodeNameFromConnect(absl::string_view connect_code) {
