@@ -60,10 +60,10 @@ stage "service bench smoke" bash bench/service/run.sh "$BUILD_DIR" --smoke
 # The same requests over the Connect protocol (JSON and protobuf) beside
 # gRPC, answers checked, no timing asserted.
 stage "http bench smoke" bash bench/service/run.sh "$BUILD_DIR" --http --smoke
-# The fuzz targets run 20 s each here (a smoke run over the seed corpus and
+# The fuzz targets run 15 s each here (a smoke run over the seed corpus and
 # its near mutations); scripts/sanitizers.sh's own default is 60 s and
 # fuzz/README.md has the long runs.
-stage "sanitizers" env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" \
+stage "sanitizers" env FUZZ_SECONDS="${FUZZ_SECONDS:-15}" \
   bash scripts/sanitizers.sh all
 if [ -f deploy/check.sh ]; then
   stage "deploy checks" bash deploy/check.sh "$BUILD_DIR"
