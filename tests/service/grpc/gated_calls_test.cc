@@ -199,7 +199,7 @@ TEST(AdmissionQueueTest, TheClientsDeadlineEndsTheWait) {
   ASSERT_TRUE(latch.WaitUntilHeld(1));
 
   const Reply<v1::AdjudicateResponse> late =
-      server->Call(&Stub::Adjudicate, ShortRecord(), absl::Milliseconds(100));
+      server->Call(&Stub::Adjudicate, ShortRecord(), kPassingDeadline);
   EXPECT_EQ(late.status.error_code(), StatusCode::DEADLINE_EXCEEDED);
   // The server takes it out of the queue and ends it.
   ASSERT_TRUE(WaitUntil([&] {
@@ -259,7 +259,7 @@ TEST(CheckpointTest, ClientDeadlineStopsAReplayMidRecord) {
       LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   AdjudicateCall call(server->channel(), &Stub::Adjudicate, LongRecord(),
-                      absl::Milliseconds(200));
+                      kPassingDeadline);
   EXPECT_EQ(call.Wait().error_code(), StatusCode::DEADLINE_EXCEEDED);
   ASSERT_TRUE(WaitUntil([&] {
     return (*server)->calls_in_progress() == 0 &&
@@ -301,17 +301,30 @@ TEST(CheckpointTest, DeadlinesStopAPerftCount) {
   EXPECT_THAT(limited.status.error_message(),
               HasSubstr("Perft: deadline exceeded while counting"));
   EXPECT_THAT(limited.status.error_message(), HasSubstr("max_call_seconds"));
-  // The client's own deadline, shorter than the server's limit.
+  EXPECT_TRUE(WaitUntil([&] {
+    return (*server)->calls_in_progress() == 0 &&
+           Calls(*server, "Perft", "DEADLINE_EXCEEDED") == 1;
+  }));
+  EXPECT_EQ(Rejected(*server, "max_call_seconds"), 1);
+
+  // The client's own deadline, shorter than the server's limit (a server
+  // whose limit is far off).
+  CheckpointLatch client_latch(CheckpointLatch::Hold::kUntilDeadline);
+  ServerConfig far_limit = OneSlotHeldBy(client_latch);
+  far_limit.max_call_seconds = 600;
+  std::unique_ptr<LoopbackServer> second = LoopbackServer::Start(far_limit);
+  ASSERT_NE(second, nullptr);
   const Reply<v1::PerftResponse> client =
-      server->Call(&Stub::Perft, DeepPerft(), absl::Milliseconds(200));
+      second->Call(&Stub::Perft, DeepPerft(), kPassingDeadline);
   EXPECT_EQ(client.status.error_code(), StatusCode::DEADLINE_EXCEEDED);
   // The client gives up at its own deadline, before the server has seen the
   // call end: wait for the server's record of it, as the Adjudicate test does.
   EXPECT_TRUE(WaitUntil([&] {
-    return (*server)->calls_in_progress() == 0 &&
-           Calls(*server, "Perft", "DEADLINE_EXCEEDED") == 2;
+    return (*second)->calls_in_progress() == 0 &&
+           Calls(*second, "Perft", "DEADLINE_EXCEEDED") == 1;
   }));
-  EXPECT_EQ(Rejected(*server, "max_call_seconds"), 1);
+  EXPECT_EQ(client_latch.reached(), 1);
+  EXPECT_EQ(Rejected(*second, "max_call_seconds"), 0);
 }
 
 }  // namespace

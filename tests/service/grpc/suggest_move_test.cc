@@ -486,7 +486,7 @@ TEST(SuggestMoveStopTest, TheDeadlineStopsTheSearch) {
       LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
   const Reply<v1::SuggestMoveResponse> reply =
-      server->Call(&Stub::SuggestMove, LongSearch(), absl::Milliseconds(300));
+      server->Call(&Stub::SuggestMove, LongSearch(), kPassingDeadline);
   EXPECT_EQ(reply.status.error_code(), StatusCode::DEADLINE_EXCEEDED);
   // The server's own message when it ended the call first.
   if (reply.status.error_message() != "Deadline Exceeded") {
