@@ -7,7 +7,8 @@
 # soak (tests/soak) against the real binary, the API gate (buf lint, format
 # and breaking), the Python, Node and Go clients against the real binary,
 # the service benchmark's smoke run, the sanitizer builds (ASan+UBSan over
-# every test and the fuzz targets, TSan over the service tests:
+# the tests but the Python conformance and batch runs, and the fuzz
+# targets; TSan over the service tests:
 # scripts/sanitizers.sh), then the deployment checks (container image and
 # Kubernetes manifests). Each stage prints its time.
 set -euo pipefail
