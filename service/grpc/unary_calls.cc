@@ -111,10 +111,33 @@ void GatedUnaryCall::Refuse(absl::Status status) {
   End(status);
 }
 
+namespace {
+
+// How much later than the client's deadline the server's may fall. The
+// client sends its time left in the grpc-timeout header, which gRPC rounds
+// up to three significant digits: to the millisecond under 1 s, to 10 ms
+// under 10 s, to 100 ms under 100 s, and so on. The request's time on the
+// wire and in the server's transport before the call reaches us adds a
+// little more (kTransit). A client whose own deadline passed cancels the
+// stream, which reaches the server as a plain cancellation, up to this long
+// before the server's deadline.
+absl::Duration DeadlineSkew(absl::Duration timeout) {
+  constexpr absl::Duration kTransit = absl::Milliseconds(20);
+  absl::Duration rounding = absl::Milliseconds(1);
+  for (absl::Duration limit = absl::Seconds(1); timeout >= limit; limit *= 10) {
+    rounding *= 10;
+    if (limit >= absl::Hours(10000)) break;
+  }
+  return rounding + kTransit;
+}
+
+}  // namespace
+
 void GatedUnaryCall::CancelWait() {
-  // gRPC cancels a call whose deadline has passed too (by its own clock:
-  // a few milliseconds either way).
-  const bool late = absl::Now() >= deadline_ - absl::Milliseconds(10);
+  // A cancellation this close to the deadline is the client's deadline
+  // passing (its clock runs a little ahead of ours): record it as such.
+  const bool late =
+      absl::Now() >= deadline_ - DeadlineSkew(deadline_ - entered_);
   edge_.gate->Cancel(
       this, late ? absl::DeadlineExceededError(absl::StrCat(
                        RulesMethodName(method_),
