@@ -327,6 +327,29 @@ TEST(SearchTest, LeavesHomeBeforeTheHomeExitLimit) {
   }
 }
 
+TEST(SearchTest, ADraggedOutGameIsConcededNotBlocked) {
+  // iggamecenter-10x10 (no home-exit limit, no move cap): the end of a
+  // level-8 self-play game that reached the arena's turn cap (docs/bot.md,
+  // "Where a game did not end"). w's last piece outside its target sits on
+  // d2 in its home camp, the one square b's last piece (d3) still needs;
+  // w's hole, h8, is far. Leaving loses (b plays d3-d2 and finishes), and
+  // staying blocks b for ever, which nothing in these rules ends. Past the
+  // stall threshold (60 moves each on a 10-square side) the bot leaves.
+  const Variant v = Preset("iggamecenter-10x10");
+  const Position p =
+      Parse("5wwwww/6wwww/8ww/8ww/9w/b9/bb8/bbbb6/bbbw6/bbbbb5 w 60,60", v);
+  for (const int level : {kMinLevel, 4, kTopLevel}) {
+    SearchOptions options;
+    options.level = level;
+    absl::StatusOr<SearchResult> r = Suggest(v, p, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(FormatSquare(r->move().move.origin), "d2")
+        << "level " << level << ": " << Describe(*r);
+    EXPECT_FALSE(v.HomeCamp(Seat::kW).Test(r->move().move.destination))
+        << "level " << level << ": " << Describe(*r);
+  }
+}
+
 TEST(SearchTest, TheCheckpointStopsTheSearch) {
   const Variant variant = Preset("classic-16x16");
   const Position p = Playouts(variant, 1, 60, 4).back();

@@ -187,6 +187,7 @@ class SearchWorkspace::Impl {
   }
   bool Careful(bool max_node) const;
   int Blockades(Bitboard* touch) const;
+  void KeepConcedingRootMoves();
   template <typename Special>
   std::int32_t BestGain(const Mover& m, const Bitboard& touch,
                         std::int64_t enough, std::int64_t* count,
@@ -354,6 +355,39 @@ int SearchWorkspace::Impl::Blockades(Bitboard* touch) const {
     camp(s, root_);
   }
   return found;
+}
+
+// A game that drags on is not held by sitting in an opponent's target
+// (docs/bot.md, "Where a game did not end"). A seat finishes only with all
+// its pieces in its target (docs/rules.md section 5, rule 1), so a root
+// piece left there blocks that opponent for as long as it stays; a search
+// that sees a loss in every move that leaves stays for ever, since no
+// finite cost outweighs a loss. Past the stall threshold the root concedes
+// instead: of its moves, only those that leave the fewest of its pieces on
+// squares of a playing opponent's target are searched (they take a piece
+// out when one can leave, and never bring one in).
+void SearchWorkspace::Impl::KeepConcedingRootMoves() {
+  if (root_count_ < 2 || StallScale(state_.moves(root_)) == 1) return;
+  Bitboard needed;
+  const SeatSet playing = state_.playing();
+  for (int i = 0; i < variant_->seat_count; ++i) {
+    const Seat s = variant_->seats[i];
+    if (s != root_ && playing.Has(s)) needed |= tables_.target[SeatIndex(s)];
+  }
+  const auto change = [&needed](const BotMove& m) {
+    return int(needed.Test(m.destination)) - int(needed.Test(m.origin));
+  };
+  int fewest = 1;
+  for (int i = 0; i < root_count_; ++i) {
+    fewest = std::min(fewest, change(root_moves_[i].move));
+  }
+  int kept = 0;
+  for (int i = 0; i < root_count_; ++i) {
+    if (change(root_moves_[i].move) == fewest) {
+      root_moves_[kept++] = root_moves_[i];
+    }
+  }
+  root_count_ = kept;
 }
 
 // The endgame (a seat with at most kEndgamePieces outside its target):
@@ -1215,6 +1249,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
       r.exact = false;
     });
   }
+  KeepConcedingRootMoves();
   if (root_count_ == 0) {
     // docs/rules.md section 3: pass when no other move exists.
     root_moves_[0].move = BotMove::Pass();
