@@ -27,8 +27,9 @@
 // included).
 //
 // The requests come from the committed position sets (bench/data) and from
-// games this tool plays with the engine: std::mt19937 with fixed seeds and
-// only rng() % k, so the payloads are the same with every standard library.
+// seeded games played with the engine (bench/seeded_games.h, the games of
+// bench/data/records): std::mt19937 with fixed seeds and only rng() % k, so
+// the payloads are the same with every standard library.
 // With --json, DIR holds the floor (Health/Check) and that one request.
 #include <algorithm>
 #include <cstdint>
@@ -37,7 +38,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -62,6 +62,7 @@
 #include "halma/status.h"
 #include "halma/v1/halma.pb.h"
 #include "halma/variant.h"
+#include "seeded_games.h"
 #include "service/core/rules_core.h"
 
 ABSL_FLAG(std::string, out, "", "output directory (created if missing)");
@@ -176,108 +177,9 @@ class Answerer {
   RulesCore service_;
 };
 
-// Heap scratch for move generation (MovePaths is about 350 KB).
-struct Scratch {
-  halma::MoveList list;
-  halma::MovePaths paths;
-};
-
-// A legal move with its fewest-hop path.
-struct PathMove {
-  LegalMove move;
-  std::vector<Square> path;
-  std::string Text() const {
-    return halma::FormatPath(path.data(), static_cast<int>(path.size()));
-  }
-};
-
-// The legal moves of the side to move in answer order (origin, then
-// destination), each with a fewest-hop path.
-std::vector<PathMove> LegalMovesOf(const Variant& variant,
-                                   const Position& position, Scratch* s) {
-  halma::GenerateLegalMovesWithPaths(variant, position, position.to_move,
-                                     &s->list, &s->paths);
-  std::vector<int> order(s->list.size);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [s](int a, int b) {
-    return halma::MoveOrder(s->list.moves[a], s->list.moves[b]);
-  });
-  std::vector<PathMove> moves;
-  moves.reserve(order.size());
-  for (int i : order) {
-    const Square* path = s->paths.Path(i);
-    moves.push_back({s->list.moves[i],
-                     std::vector<Square>(path, path + s->paths.Length(i))});
-  }
-  return moves;
-}
-
-// Steps (on the board's diagonal grid) from `s` to the corner of `seat`'s
-// target camp.
-int DistanceToTarget(const Variant& variant, Seat seat, Square s) {
-  const int far = variant.size - 1;
-  const halma::Corner corner = halma::TargetCorner(seat);
-  const int tx =
-      corner == halma::Corner::kNorthEast || corner == halma::Corner::kSouthEast
-          ? far
-          : 0;
-  const int ty =
-      corner == halma::Corner::kNorthWest || corner == halma::Corner::kNorthEast
-          ? far
-          : 0;
-  return std::abs(halma::FileOf(s) - tx) + std::abs(halma::RankOf(s) - ty);
-}
-
-// A move that most advances a piece toward its target corner (ties drawn
-// at random), or any legal move `random_percent` of the time.
-const PathMove& ChooseMove(const Variant& variant, Seat seat,
-                           const std::vector<PathMove>& moves,
-                           int random_percent, std::mt19937* rng) {
-  if (static_cast<int>((*rng)() % 100) < random_percent) {
-    return moves[(*rng)() % moves.size()];
-  }
-  int best_gain = -1000;
-  std::vector<int> best;
-  for (int i = 0; i < static_cast<int>(moves.size()); ++i) {
-    const int gain = DistanceToTarget(variant, seat, moves[i].move.origin) -
-                     DistanceToTarget(variant, seat, moves[i].move.destination);
-    if (gain > best_gain) {
-      best_gain = gain;
-      best.clear();
-    }
-    if (gain == best_gain) best.push_back(i);
-  }
-  return moves[best[(*rng)() % best.size()]];
-}
-
-// Plays `plies` plies of a seeded game from the start. Returns the moves
-// (full fewest-hop paths, or "pass"), or an empty list when the game ends
-// before its last ply.
-std::vector<std::string> PlayGame(const Variant& variant, std::uint32_t seed,
-                                  int plies, Scratch* scratch) {
-  std::mt19937 rng(seed);
-  const int random_percent = 10 + static_cast<int>(rng() % 31);
-  Position position = halma::StartPosition(variant);
-  std::vector<std::string> record;
-  for (int ply = 1; ply <= plies; ++ply) {
-    const GameStatus status = halma::EvaluateStatus(variant, position);
-    if (status.over) return {};
-    MoveText text;
-    std::vector<PathMove> moves;
-    if (!status.must_pass) moves = LegalMovesOf(variant, position, scratch);
-    if (moves.empty()) {
-      text.is_pass = true;
-      record.push_back("pass");
-    } else {
-      const PathMove& m =
-          ChooseMove(variant, position.to_move, moves, random_percent, &rng);
-      text.squares.assign(m.path.begin(), m.path.end());
-      record.push_back(m.Text());
-    }
-    position = halma::ApplyMove(variant, position, text);
-  }
-  return record;
-}
+using halma::bench::LegalMovesInAnswerOrder;
+using halma::bench::MoveScratch;
+using halma::bench::PathMove;
 
 // The dense position set of a preset, as written (comments skipped).
 absl::StatusOr<std::vector<std::string>> ReadPositions(
@@ -442,7 +344,7 @@ v1::ValidateMoveRequest ValidateRequest(const std::string& position,
 absl::StatusOr<Scenario> ValidateShortScenario(
     const Answerer& answerer, const Variant& variant,
     const std::vector<std::string>& positions, int count, std::mt19937* rng,
-    Scratch* scratch) {
+    MoveScratch* scratch) {
   Scenario s{"validate_short",
              absl::StrCat(kRules, "ValidateMove"),
              "a step or a one-hop jump "
@@ -459,7 +361,7 @@ absl::StatusOr<Scenario> ValidateShortScenario(
       const std::string& text = positions[(picked[i] + p) % size];
       const Position position = *halma::ParsePosition(text, variant);
       std::vector<PathMove> wanted;
-      for (PathMove& m : LegalMovesOf(variant, position, scratch)) {
+      for (PathMove& m : LegalMovesInAnswerOrder(variant, position, scratch)) {
         if (m.move.hops == i % 2) wanted.push_back(std::move(m));
       }
       if (wanted.empty()) continue;
@@ -483,7 +385,8 @@ absl::StatusOr<Scenario> ValidateShortScenario(
 // longest ones.
 absl::StatusOr<Scenario> ValidateLongScenario(
     const Answerer& answerer, const Variant& variant,
-    const std::vector<std::string>& positions, int count, Scratch* scratch) {
+    const std::vector<std::string>& positions, int count,
+    MoveScratch* scratch) {
   struct Longest {
     int hops;
     int position;
@@ -493,7 +396,8 @@ absl::StatusOr<Scenario> ValidateLongScenario(
   for (int p = 0; p < static_cast<int>(positions.size()); ++p) {
     const Position position = *halma::ParsePosition(positions[p], variant);
     Longest best{-1, p, ""};
-    for (const PathMove& m : LegalMovesOf(variant, position, scratch)) {
+    for (const PathMove& m :
+         LegalMovesInAnswerOrder(variant, position, scratch)) {
       if (m.move.hops > best.hops) best = {m.move.hops, p, m.Text()};
     }
     if (best.hops > 0) longest.push_back(best);
@@ -667,7 +571,7 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
                                             const std::string& preset,
                                             int plies, int count,
                                             std::uint32_t seed,
-                                            Scratch* scratch) {
+                                            MoveScratch* scratch) {
   absl::StatusOr<Variant> variant = halma::PresetVariant(preset);
   if (!variant.ok()) return variant.status();
   Scenario s{absl::StrCat("adjudicate/", preset, "-", plies),
@@ -678,9 +582,8 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
   int games = 0;
   for (; games < kMaxGames && static_cast<int>(s.payloads.size()) < count;
        ++games) {
-    std::vector<std::string> moves =
-        PlayGame(*variant, seed * 1000003u + static_cast<std::uint32_t>(games),
-                 plies, scratch);
+    std::vector<std::string> moves = halma::bench::PlaySeededGame(
+        *variant, halma::bench::GameSeed(seed, games), plies, scratch);
     if (moves.empty()) continue;
     v1::AdjudicateRequest request;
     request.mutable_variant()->set_preset(preset);
@@ -784,7 +687,7 @@ absl::StatusOr<std::vector<Scenario>> StandardScenarios() {
         "positive");
   }
   Answerer answerer;
-  auto scratch = std::make_unique<Scratch>();
+  auto scratch = std::make_unique<MoveScratch>();
   std::mt19937 rng(seed);
   std::vector<Scenario> scenarios;
   auto add = [&scenarios](absl::StatusOr<Scenario> s) {
