@@ -7,25 +7,6 @@
 namespace halma::process_testing {
 namespace {
 
-class ProcessTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    server_ = ServerProcess::Start();
-    ASSERT_NE(server_, nullptr);
-    client_ = MakeClient(server_->target());
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(WaitUntilServing(*client_, seconds(20)));
-  }
-  void TearDown() override {
-    if (server_ == nullptr) return;
-    server_->Signal(SIGTERM);
-    EXPECT_EQ(server_->WaitForExit(seconds(20)), 0) << server_->StderrText();
-  }
-
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<HalmaClient> client_;
-};
-
 class HalmactlTest : public ProcessTest {
  protected:
   CommandResult Run(std::vector<std::string> args,

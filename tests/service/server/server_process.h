@@ -1,8 +1,8 @@
 // The built halma_server as a child process on 127.0.0.1 with --port=0,
 // for the process-level tests (tests/service/server/process_test.cc) and
 // halmactl's (tests/client/halmactl_test.cc): starting and signalling it,
-// a client library connection, the public record vectors, and running a
-// program with its output captured.
+// a client library connection, the public record vectors, running a
+// program with its output captured, and the fixture both tests share.
 #ifndef HALMA_TESTS_SERVICE_SERVER_SERVER_PROCESS_H_
 #define HALMA_TESTS_SERVICE_SERVER_SERVER_PROCESS_H_
 
@@ -472,6 +472,28 @@ inline CommandResult RunHalmactl(std::vector<std::string> args,
                                  const std::vector<std::string>& env = {}) {
   return RunProgram(kHalmactlBinary, std::move(args), stdin_path, env);
 }
+
+// A test with the built server started, serving and connected: the
+// fixture of process_test.cc and halmactl_test.cc. The server is stopped
+// by SIGTERM after the test, which must see it exit with 0.
+class ProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = ServerProcess::Start();
+    ASSERT_NE(server_, nullptr);
+    client_ = MakeClient(server_->target());
+    ASSERT_NE(client_, nullptr);
+    ASSERT_TRUE(WaitUntilServing(*client_, seconds(20)));
+  }
+  void TearDown() override {
+    if (server_ == nullptr) return;
+    server_->Signal(SIGTERM);
+    EXPECT_EQ(server_->WaitForExit(seconds(20)), 0) << server_->StderrText();
+  }
+
+  std::unique_ptr<ServerProcess> server_;
+  std::unique_ptr<HalmaClient> client_;
+};
 
 }  // namespace halma::process_testing
 
