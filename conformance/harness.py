@@ -23,14 +23,15 @@ START_TIMEOUT_S = 30
 
 class Server:
     """halma_server on free loopback ports, with its default limits (no
-    HALMA_* variable of the caller's environment reaches it)."""
+    HALMA_* variable of the caller's environment reaches it) and `extra`
+    flags. tests/client/conformance_test.py starts its servers with it."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, *extra):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("HALMA_")}
         self.proc = subprocess.Popen(
             [binary, "--host=127.0.0.1", "--port=0", "--http_port=0",
-             "--playground=false", "--grace_period_seconds=2"],
+             "--playground=false", "--grace_period_seconds=2", *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True, env=env)
         self.port = self.http_port = self.drain = None

@@ -17,69 +17,24 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import unittest
 
 HALMACTL = SERVER = REPO = SUITE = None  # From argv.
-LISTEN = re.compile(r"listening on [^ ]*:(\d+) ")
-HTTP = re.compile(r"; http [^ ]*:(\d+) \(Connect protocol\)")
+harness = None  # REPO/conformance/harness.py, imported in main.
 SUMMARY = re.compile(
     r"halmactl conformance: (\d+) cases? of (\S+) against (\S+) over (\w+) "
     r"in ([\d.]+) s: (\d+) passed, (\d+) failed(?:, (\d+) skipped)?")
 RUN_TIMEOUT = 120
 
 
-class Server:
-    """halma_server on 127.0.0.1, free gRPC and HTTP ports, default limits."""
-
-    def __init__(self, *extra):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("HALMA_")}
-        self.proc = subprocess.Popen(
-            [SERVER, "--host=127.0.0.1", "--port=0", "--http_port=0",
-             "--grace_period_seconds=2", *extra],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True, env=env)
-        self.port = self.http_port = self.drain = None
-        deadline = time.monotonic() + 30
-        lines = []
-        while time.monotonic() < deadline:
-            line = self.proc.stderr.readline()
-            if not line:
-                break
-            lines.append(line)
-            grpc_port, http_port = LISTEN.search(line), HTTP.search(line)
-            if grpc_port and http_port:
-                self.port = int(grpc_port.group(1))
-                self.http_port = int(http_port.group(1))
-                break
-        if self.port is None:
-            self.stop()
-            raise AssertionError("no start-up line: %s" % "".join(lines))
-        self.drain = threading.Thread(target=self._drain, daemon=True)
-        self.drain.start()
-
-    def _drain(self):
-        for _ in self.proc.stderr:
-            pass
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=20)
-        if self.drain is not None:
-            self.drain.join(timeout=10)
-        self.proc.stderr.close()
+def Server(*extra):
+    """halma_server on 127.0.0.1 with free gRPC and HTTP ports and its
+    default limits: the suite generator's (conformance/harness.py)."""
+    return harness.Server(SERVER, *extra)
 
 
 def run(*args):
@@ -417,4 +372,6 @@ class ConformanceTest(unittest.TestCase):
 if __name__ == "__main__":
     HALMACTL, SERVER, REPO = sys.argv[1:4]
     SUITE = os.path.join(REPO, "conformance", "suite")
+    sys.path.insert(0, os.path.join(REPO, "conformance"))
+    import harness
     unittest.main(argv=sys.argv[:1] + sys.argv[4:], verbosity=2)
