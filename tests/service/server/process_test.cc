@@ -601,24 +601,18 @@ TEST(ProcessShutdownTest, IdleServerExitsZeroAtOnce) {
 }
 
 // ---------------------------------------------------------------------------
-// halmactl end to end.
-
-// ---------------------------------------------------------------------------
 // TLS: a self-signed certificate made with the openssl tool (halmactl over
 // TLS: tests/client/halmactl_test.cc).
 
 TEST(ProcessTlsTest, ClientOverTls) {
-  const std::string openssl = "/usr/bin/openssl";
-  if (access(openssl.c_str(), X_OK) != 0) {
-    GTEST_SKIP() << "no " << openssl << " to make a test certificate";
+  if (!HaveOpenssl()) {
+    GTEST_SKIP() << "no " << kOpenssl << " to make a test certificate";
   }
-  const std::string cert = TempPath("cert.pem");
-  const std::string key = TempPath("key.pem");
-  CommandResult made = RunProgram(
-      openssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                "-out", cert, "-days", "2", "-subj", "/CN=localhost", "-addext",
-                "subjectAltName=DNS:localhost"});
+  const TestCertificate tls;
+  CommandResult made = MakeTestCertificate(tls);
   ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string& cert = tls.cert;
+  const std::string& key = tls.key;
 
   auto server =
       ServerProcess::Start({"--tls_cert=" + cert, "--tls_key=" + key});

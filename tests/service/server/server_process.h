@@ -473,6 +473,21 @@ inline CommandResult RunHalmactl(std::vector<std::string> args,
   return RunProgram(kHalmactlBinary, std::move(args), stdin_path, env);
 }
 
+// A self-signed certificate for localhost, made with the openssl tool into
+// two temporary files, for the TLS tests.
+inline constexpr char kOpenssl[] = "/usr/bin/openssl";
+inline bool HaveOpenssl() { return access(kOpenssl, X_OK) == 0; }
+struct TestCertificate {
+  std::string cert = TempPath("cert.pem");
+  std::string key = TempPath("key.pem");
+};
+inline CommandResult MakeTestCertificate(const TestCertificate& files) {
+  return RunProgram(
+      kOpenssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                 files.key, "-out", files.cert, "-days", "2", "-subj",
+                 "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"});
+}
+
 // A test with the built server started, serving and connected: the
 // fixture of process_test.cc and halmactl_test.cc. The server is stopped
 // by SIGTERM after the test, which must see it exit with 0.
