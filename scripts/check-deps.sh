@@ -15,8 +15,11 @@
 #             or an Essential package (said so in the output);
 #      npm:DIRS:PACKAGE  the npm package locked in DIR/package-lock.json for
 #             each DIR of DIRS (comma-separated), with the binary NAME; when
-#             DIR/node_modules exists (tools/ always: install-deps.sh runs
-#             npm ci there), DIR/node_modules/.bin/NAME must be executable;
+#             DIR/node_modules exists, DIR/node_modules/.bin/NAME must be
+#             executable. tools/ must be one install-deps.sh installs (its
+#             `npm ci` of tools/); a checkout where it has not run yet is
+#             said so, not a problem: where a tool comes from is what is
+#             checked, and the lock file says that;
 #      npm-file:DIR:PACKAGE  a file inside that locked package (kubectl);
 #      build  a target of the project's own CMake build.
 # 2. Python modules: every module a Python file of the repository imports
@@ -811,6 +814,10 @@ def main():
 
     # npm and build rows.
     npm_count = build_count = 0
+    not_installed = set()
+    install_deps = read("scripts/install-deps.sh") or ""
+    npm_installed = {d for d in ("tools",)
+                     if re.search(r"npm ci --prefix [^\n]*/\.\./%s\b" % d, install_deps)}
     cmake_text = "\n".join(read(r) or "" for r in repo_files() if os.path.basename(r) == "CMakeLists.txt")
     for name, source, users in rows:
         if source.startswith(("npm:", "npm-file:")):
@@ -830,8 +837,13 @@ def main():
                 if kind == "npm":
                     if name not in (entry.get("bin") or {}):
                         problem("%s: %s %s in %s has no binary %s" % (name, package, entry.get("version"), lock_path, name))
+                    if d == "tools" and d not in npm_installed:
+                        problem("%s: scripts/install-deps.sh does not run npm ci --prefix %s" % (name, d))
                     binary = os.path.join(d, "node_modules", ".bin", name)
-                    if (d == "tools" or os.path.isdir(os.path.join(d, "node_modules"))) and not os.access(binary, os.X_OK):
+                    if not os.path.isdir(os.path.join(d, "node_modules")):
+                        if d == "tools":
+                            not_installed.add(d)
+                    elif not os.access(binary, os.X_OK):
                         problem("%s: %s is missing (run npm ci --prefix %s)" % (name, binary, d))
                 note("ok %s: %s %s locked in %s" % (name, package, entry.get("version"), lock_path))
         elif source == "build":
@@ -862,6 +874,9 @@ def main():
              ", ".join(sorted(module_from.get("standard library", ())))))
     print("check-deps: %d Go packages from Debian's Go sources in %s (%s)"
           % (len(go_files), GOPATH_SRC, ", ".join(sorted(go_from))))
+    for d in sorted(not_installed):
+        print("check-deps: %s/ has no node_modules in this checkout yet: scripts/install-deps.sh "
+              "installs it (npm ci --prefix %s)" % (d, d))
     took = time.monotonic() - START
     if problems:
         print("check-deps: FAILED: %d problem%s (%.1f s)" % (len(problems), "" if len(problems) == 1 else "s", took))
