@@ -816,8 +816,7 @@ def main():
     npm_count = build_count = 0
     not_installed = set()
     install_deps = read("scripts/install-deps.sh") or ""
-    npm_installed = {d for d in ("tools",)
-                     if re.search(r"npm ci --prefix [^\n]*/\.\./%s\b" % d, install_deps)}
+    tools_installed = re.search(r"npm ci --prefix [^\n]*/\.\./tools\b", install_deps)
     cmake_text = "\n".join(read(r) or "" for r in repo_files() if os.path.basename(r) == "CMakeLists.txt")
     for name, source, users in rows:
         if source.startswith(("npm:", "npm-file:")):
@@ -837,7 +836,7 @@ def main():
                 if kind == "npm":
                     if name not in (entry.get("bin") or {}):
                         problem("%s: %s %s in %s has no binary %s" % (name, package, entry.get("version"), lock_path, name))
-                    if d == "tools" and d not in npm_installed:
+                    if d == "tools" and not tools_installed:
                         problem("%s: scripts/install-deps.sh does not run npm ci --prefix %s" % (name, d))
                     binary = os.path.join(d, "node_modules", ".bin", name)
                     if not os.path.isdir(os.path.join(d, "node_modules")):

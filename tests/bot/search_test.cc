@@ -334,7 +334,8 @@ TEST(SearchTest, ADraggedOutGameIsConcededNotBlocked) {
   // d2 in its home camp, the one square b's last piece (d3) still needs;
   // w's hole, h8, is far. Leaving loses (b plays d3-d2 and finishes), and
   // staying blocks b for ever, which nothing in these rules ends. Past the
-  // stall threshold (60 moves each on a 10-square side) the bot leaves.
+  // stall threshold (50 moves on a 10-square side; here 60 each) the bot
+  // leaves.
   const Variant v = Preset("iggamecenter-10x10");
   const Position p =
       Parse("5wwwww/6wwww/8ww/8ww/9w/b9/bb8/bbbb6/bbbw6/bbbbb5 w 60,60", v);
