@@ -39,13 +39,10 @@ bool Write(const std::string& dir, const std::string& preset, int plies,
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
     return false;
   }
-  std::vector<std::vector<std::string>> records;
   int games = 0;
-  for (; games < 5000 && static_cast<int>(records.size()) < kRecords; ++games) {
-    std::vector<std::string> moves = halma::bench::PlaySeededGame(
-        variant, halma::bench::GameSeed(seed, games), plies, scratch);
-    if (!moves.empty()) records.push_back(std::move(moves));
-  }
+  const std::vector<std::vector<std::string>> records =
+      halma::bench::SeededRecords(variant, seed, plies, kRecords, scratch,
+                                  &games);
   if (static_cast<int>(records.size()) < kRecords) {
     std::fprintf(stderr, "%s: too few games last %d plies\n", preset.c_str(),
                  plies);

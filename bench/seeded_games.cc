@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include "halma/game_status.h"
 #include "halma/move_check.h"
@@ -100,6 +101,24 @@ std::vector<std::string> PlaySeededGame(const Variant& variant,
     position = ApplyMove(variant, position, text);
   }
   return record;
+}
+
+std::vector<std::vector<std::string>> SeededRecords(const Variant& variant,
+                                                    std::uint32_t set_seed,
+                                                    int plies, int count,
+                                                    MoveScratch* scratch,
+                                                    int* played) {
+  constexpr int kMaxGames = 5000;
+  std::vector<std::vector<std::string>> records;
+  int game = 0;
+  for (; game < kMaxGames && static_cast<int>(records.size()) < count; ++game) {
+    std::vector<std::string> moves = PlaySeededGame(
+        variant, set_seed * 1000003u + static_cast<std::uint32_t>(game), plies,
+        scratch);
+    if (!moves.empty()) records.push_back(std::move(moves));
+  }
+  *played = game;
+  return records;
 }
 
 }  // namespace halma::bench

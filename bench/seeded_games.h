@@ -47,10 +47,15 @@ std::vector<std::string> PlaySeededGame(const Variant& variant,
                                         std::uint32_t seed, int plies,
                                         MoveScratch* scratch);
 
-// The seed of game `game` (0, 1, ...) of a set seeded with `set_seed`.
-inline std::uint32_t GameSeed(std::uint32_t set_seed, int game) {
-  return set_seed * 1000003u + static_cast<std::uint32_t>(game);
-}
+// The first `count` games of the set seeded with `set_seed` that last
+// `plies` plies (game g is seeded with set_seed * 1000003 + g; at most
+// 5,000 are played), and in `*played` how many were played to find them.
+// Fewer than `count` when the games end sooner.
+std::vector<std::vector<std::string>> SeededRecords(const Variant& variant,
+                                                    std::uint32_t set_seed,
+                                                    int plies, int count,
+                                                    MoveScratch* scratch,
+                                                    int* played);
 
 }  // namespace halma::bench
 

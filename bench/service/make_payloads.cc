@@ -578,13 +578,9 @@ absl::StatusOr<Scenario> AdjudicateScenario(const Answerer& answerer,
              absl::StrCat(kRules, "Adjudicate"),
              "",
              {}};
-  constexpr int kMaxGames = 5000;
   int games = 0;
-  for (; games < kMaxGames && static_cast<int>(s.payloads.size()) < count;
-       ++games) {
-    std::vector<std::string> moves = halma::bench::PlaySeededGame(
-        *variant, halma::bench::GameSeed(seed, games), plies, scratch);
-    if (moves.empty()) continue;
+  for (std::vector<std::string>& moves : halma::bench::SeededRecords(
+           *variant, seed, plies, count, scratch, &games)) {
     v1::AdjudicateRequest request;
     request.mutable_variant()->set_preset(preset);
     for (std::string& m : moves) request.add_moves(std::move(m));
