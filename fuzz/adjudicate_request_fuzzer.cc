@@ -3,9 +3,11 @@
 // set to 100 moves so that small inputs reach it).
 //
 // Properties: whenever the in-place reader (ReadAdjudicateRequest) accepts
-// the bytes, protobuf parses them exactly when the variant's bytes parse,
-// to the same variant, start position and moves, and AdjudicateView over the
-// view answers exactly as Adjudicate over the message; ParseRequest's two
+// the bytes and every move is ASCII, protobuf parses them exactly when the
+// variant's bytes parse, to the same variant, start position and moves, and
+// AdjudicateView over the view answers exactly as Adjudicate over the
+// message; with a move not ASCII, AdjudicateView answers nothing (the edge
+// then parses the request); ParseRequest's two
 // overloads agree; every error is INVALID_ARGUMENT, bounded, printable, and
 // starts with a field of the request ("request", "variant", "start_position",
 // "moves"); the answer is deterministic (two calls, same bytes); an OK answer
@@ -17,7 +19,9 @@
 // result_mismatch exactly when a claimed result differs.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "fuzz/service_fuzz.h"
@@ -35,30 +39,43 @@ void CheckInPlaceRead(absl::string_view bytes,
   using namespace halma;
   const size_t size = bytes.size();
   // The reader leaves the variant's bytes as they are; the request
-  // parses exactly when they do.
+  // parses exactly when they do, unless a move is not valid UTF-8.
   v1::Variant variant;
   const bool variant_parses = variant.ParseFromArray(
       view.variant.data(), static_cast<int>(view.variant.size()));
+  const std::vector<absl::string_view> moves = service::MovesOf(view);
+  bool moves_ascii = true;
+  for (absl::string_view move : moves) {
+    moves_ascii = moves_ascii && service::IsAscii(move);
+  }
   v1::AdjudicateRequest parsed;
-  FUZZ_CHECK(parsed.ParseFromArray(bytes.data(), static_cast<int>(size)) ==
-                 variant_parses,
+  const bool parses =
+      parsed.ParseFromArray(bytes.data(), static_cast<int>(size));
+  FUZZ_CHECK(parses == variant_parses || (!moves_ascii && !parses),
              "read in place: the request parses unlike its variant");
   if (!variant_parses) return;
+  v1::AdjudicateResponse by_view;
+  const std::optional<absl::Status> view_status =
+      fuzz::Service().AdjudicateView(variant, view, &by_view);
+  // A move not ASCII: the view answers nothing, whether or not protobuf
+  // parses the request.
+  FUZZ_CHECK(view_status.has_value() == moves_ascii,
+             "AdjudicateView answers a request with a move not ASCII, or "
+             "does not answer one whose moves all are");
+  if (!moves_ascii) return;
   bool same =
       variant.SerializeAsString() == parsed.variant().SerializeAsString() &&
       parsed.start_position() == view.start_position &&
-      parsed.moves_size() == static_cast<int>(view.moves.size());
+      parsed.moves_size() == view.move_count &&
+      parsed.moves_size() == static_cast<int>(moves.size());
   for (int i = 0; same && i < parsed.moves_size(); ++i) {
-    same = parsed.moves(i) == view.moves[i];
+    same = parsed.moves(i) == moves[i];
   }
   FUZZ_CHECK(same, "the in-place view differs from the parsed request");
-  v1::AdjudicateResponse by_view;
   v1::AdjudicateResponse by_message;
-  const absl::Status view_status =
-      fuzz::Service().AdjudicateView(variant, view, &by_view);
   const absl::Status message_status =
       fuzz::Service().Adjudicate(parsed, &by_message);
-  FUZZ_CHECK(view_status == message_status &&
+  FUZZ_CHECK(*view_status == message_status &&
                  by_view.SerializeAsString() == by_message.SerializeAsString(),
              "AdjudicateView differs from Adjudicate over the message");
 }

@@ -1,14 +1,18 @@
 // AdjudicateStream's in-place read of a record: arbitrary bytes as one
 // AdjudicateStreamRequest.
 //
-// Properties: whenever ReadAdjudicateStreamRequest accepts the bytes,
-// protobuf parses them exactly when the record's variant bytes parse, to
-// the same id, variant, start position and moves; and whenever protobuf
+// Properties: whenever ReadAdjudicateStreamRequest accepts the bytes and
+// every move is ASCII, protobuf parses them exactly when the record's
+// variant bytes parse, to the same id, variant, start position and moves
+// (with a move not ASCII, AdjudicateView answers nothing and the stream
+// parses the record: fuzz/adjudicate_request_fuzzer.cc checks that part);
+// and whenever protobuf
 // parses them, ParseRequest (what the stream falls back to) agrees and its
 // errors name a field.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fuzz/service_fuzz.h"
 #include "service/core/record_view.h"
@@ -20,7 +24,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::string_view id;
   service::AdjudicateRequestView view;
+  bool moves_ascii = true;
   if (service::ReadAdjudicateStreamRequest(bytes, &id, &view)) {
+    for (absl::string_view move : service::MovesOf(view)) {
+      moves_ascii = moves_ascii && service::IsAscii(move);
+    }
+  }
+  if (moves_ascii && service::ReadAdjudicateStreamRequest(bytes, &id, &view)) {
+    const std::vector<absl::string_view> moves = service::MovesOf(view);
     v1::Variant variant;
     const bool variant_parses = variant.ParseFromArray(
         view.variant.data(), static_cast<int>(view.variant.size()));
@@ -34,10 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           parsed.id() == id &&
           variant.SerializeAsString() == record.variant().SerializeAsString() &&
           record.start_position() == view.start_position &&
-          record.moves_size() == static_cast<int>(view.moves.size()) &&
+          record.moves_size() == view.move_count &&
+          record.moves_size() == static_cast<int>(moves.size()) &&
           record.record_text().empty() && !record.want_record_text();
       for (int i = 0; same && i < record.moves_size(); ++i) {
-        same = record.moves(i) == view.moves[i];
+        same = record.moves(i) == moves[i];
       }
       FUZZ_CHECK(same, "the in-place view differs from the parsed request");
     }

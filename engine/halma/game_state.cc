@@ -285,7 +285,8 @@ GameState::GameState(const Variant& variant, const Position& position)
   DecideStatus();
 }
 
-void GameState::Apply(Square origin, Square destination) {
+[[gnu::always_inline]] inline void GameState::ApplyMove(Square origin,
+                                                        Square destination) {
   assert(!status_.over);
   const Variant& variant = *variant_;
   const Seat mover = position_.to_move;
@@ -315,6 +316,19 @@ void GameState::Apply(Square origin, Square destination) {
     tally_.finished.Remove(mover);
   }
   AfterMove(mover);
+}
+
+void GameState::Apply(Square origin, Square destination) {
+  ApplyMove(origin, destination);
+}
+
+LegCheck GameState::PlayPath(const Square* squares, int count) {
+  const LegCheck legs =
+      CheckPathLegs(*variant_, position_.to_move, board_, squares, count);
+  if (legs.verdict == MoveVerdict::kLegal && !legs.shorthand) {
+    ApplyMove(squares[0], squares[count - 1]);
+  }
+  return legs;
 }
 
 void GameState::ApplyPass() {

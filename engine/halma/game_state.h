@@ -137,6 +137,10 @@ class GameState {
   LegCheck CheckPath(const Square* squares, int count) const {
     return CheckPathLegs(*variant_, position_.to_move, board_, squares, count);
   }
+  // CheckPath, and when it finds the move legal and not shorthand, Play
+  // (without an undo record): the replay's check and move in one call.
+  // Leaves the state as it was when the move is illegal or shorthand.
+  LegCheck PlayPath(const Square* squares, int count);
 
   // The status of a position on its own (what EvaluateStatus gives), with
   // the rules above but without building a state.
@@ -146,6 +150,8 @@ class GameState {
 
  private:
   void Apply(Square origin, Square destination);
+  // Apply's body, inline in Apply and PlayPath.
+  void ApplyMove(Square origin, Square destination);
   void ApplyPass();
   // The count, the next seat still playing, the last mover and the status
   // after a move or pass of `mover`.

@@ -95,9 +95,11 @@ inline LegCheck Fails(MoveVerdict verdict, int leg) {
 // a hop exactly as written). `count` >= 2, squares on the board. Checks
 // nothing about the game being over or `pass`. CheckMove and the record
 // replay (through GameState::CheckPath) both judge paths with it.
-inline LegCheck CheckPathLegs(const Variant& variant, Seat mover,
-                              const Mailbox& board, const Square* squares,
-                              int count) {
+[[gnu::always_inline]] inline LegCheck CheckPathLegs(const Variant& variant,
+                                                     Seat mover,
+                                                     const Mailbox& board,
+                                                     const Square* squares,
+                                                     int count) {
   using path_check_internal::Fails;
   using path_check_internal::kGridHop;
   using path_check_internal::kOverSquare;

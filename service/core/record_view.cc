@@ -4,10 +4,9 @@
 #include <cstring>
 
 namespace halma::service {
-namespace {
 
-// A varint of at most 32 bits at `*at`, advancing it; false if truncated
-// or longer than five bytes.
+namespace record_view_internal {
+
 bool ReadVarint32(const char*& at, const char* end, std::uint32_t* value) {
   std::uint32_t result = 0;
   for (int shift = 0; shift < 35 && at < end; shift += 7) {
@@ -23,25 +22,13 @@ bool ReadVarint32(const char*& at, const char* end, std::uint32_t* value) {
   return false;
 }
 
-// The next length-delimited field at `*at` (its tag and value), advancing
-// past it; false if the bytes end or the length runs past them. Any other
-// wire type reads as a tag the callers do not accept.
-bool ReadField(const char*& at, const char* end, std::uint32_t* tag,
-               absl::string_view* value) {
-  std::uint32_t length;
-  if (end - at >= 2 && ((at[0] | at[1]) & 0x80) == 0) {
-    // A one-byte tag and a one-byte length: every move of a record.
-    *tag = static_cast<std::uint8_t>(at[0]);
-    length = static_cast<std::uint8_t>(at[1]);
-    at += 2;
-  } else if (!ReadVarint32(at, end, tag) || !ReadVarint32(at, end, &length)) {
-    return false;
-  }
-  if (length > static_cast<std::size_t>(end - at)) return false;
-  *value = absl::string_view(at, length);
-  at += length;
-  return true;
-}
+}  // namespace record_view_internal
+
+namespace {
+
+using record_view_internal::ReadField;
+
+}  // namespace
 
 // A word at a time, the last word overlapping the one before (a move is 5
 // to 12 characters, longer chains more): a byte of 0x80 or more sets a top
@@ -73,8 +60,6 @@ bool IsAscii(absl::string_view text) {
   return any < 0x80;
 }
 
-}  // namespace
-
 bool ReadAdjudicateRequest(absl::string_view bytes,
                            AdjudicateRequestView* view) {
   // Tags of AdjudicateRequest's fields, all length-delimited.
@@ -83,12 +68,15 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
   constexpr std::uint32_t kMoves = (3 << 3) | 2;
   view->variant = {};
   view->start_position = {};
-  view->moves.clear();
+  view->move_fields = {};
+  view->move_count = 0;
   bool seen_variant = false;
   bool seen_start = false;
+  int moves = 0;
   const char* at = bytes.data();
   const char* const end = at + bytes.size();
   while (at < end) {
+    const char* const field = at;
     std::uint32_t tag;
     absl::string_view value;
     if (!ReadField(at, end, &tag, &value)) return false;
@@ -105,13 +93,23 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
         view->start_position = value;
         break;
       case kMoves:
-        if (!IsAscii(value)) return false;
-        view->moves.push_back(value);
+        // Each move's bytes are looked at when the replay reads it.
+        if (moves == 0)
+          view->move_fields = absl::string_view(field, end - field);
+        ++moves;
+        // The rest of a run of moves with one-byte lengths, without the
+        // general loop: the moves of an ordinary record.
+        while (end - at >= 2 && at[0] == static_cast<char>(kMoves) &&
+               static_cast<signed char>(at[1]) >= 0 && at[1] <= end - at - 2) {
+          ++moves;
+          at += 2 + at[1];
+        }
         break;
       default:
         return false;
     }
   }
+  view->move_count = moves;
   return true;
 }
 
@@ -142,8 +140,17 @@ bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
   return ReadAdjudicateRequest(record_bytes, record);
 }
 
-void ReleaseLargeBuffers(AdjudicateRequestView* view) {
-  if (view->moves.capacity() > 4096) view->moves = {};
+std::vector<absl::string_view> MovesOf(const AdjudicateRequestView& view) {
+  std::vector<absl::string_view> moves;
+  const char* at = view.move_fields.data();
+  const char* const end = at + view.move_fields.size();
+  while (static_cast<int>(moves.size()) < view.move_count) {
+    std::uint32_t tag;
+    absl::string_view value;
+    if (!ReadField(at, end, &tag, &value)) break;
+    if (tag == record_view_internal::kMovesTag) moves.push_back(value);
+  }
+  return moves;
 }
 
 }  // namespace halma::service

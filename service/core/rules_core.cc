@@ -205,25 +205,52 @@ absl::Status RulesCore::Adjudicate(
     return AdjudicateText(request, response, checkpoint);
   }
   const auto& moves = request.moves();
-  auto move_at = [&moves](int i) { return absl::string_view(moves.Get(i)); };
+  auto replay = [&moves, checkpoint](const Variant& variant,
+                                     const Position& start) {
+    return AdjudicateRecord(
+        variant, start, moves.size(),
+        [&moves](int i) { return absl::string_view(moves.Get(i)); },
+        checkpoint);
+  };
   if (!request.want_record_text()) {
     return AdjudicateMoves(request.variant(), request.start_position(),
-                           moves.size(), move_at, response, checkpoint);
+                           moves.size(), replay, response);
   }
   TextAnswer text;
   text.want_text = true;
   text.record.moves.assign(moves.begin(), moves.end());
   return AdjudicateMoves(request.variant(), request.start_position(),
-                         moves.size(), move_at, response, checkpoint, &text);
+                         moves.size(), replay, response, &text);
 }
 
-absl::Status RulesCore::AdjudicateView(
+std::optional<absl::Status> RulesCore::AdjudicateView(
     const v1::Variant& variant, const AdjudicateRequestView& record,
     v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint) const {
-  return AdjudicateMoves(
-      variant, record.start_position, static_cast<int>(record.moves.size()),
-      [&record](int i) { return record.moves[i]; }, response, checkpoint);
+  bool any_non_ascii = false;
+  absl::Status status = AdjudicateMoves(
+      variant, record.start_position, record.move_count,
+      [&](const Variant& board,
+          const Position& start) -> absl::StatusOr<GameRecordResult> {
+        ViewMoveReader reader(record, board.size);
+        absl::StatusOr<GameRecordResult> result =
+            ReplayRecord(board, start, record.move_count, reader, checkpoint);
+        if (reader.any_non_ascii()) {
+          any_non_ascii = true;
+          return absl::AbortedError("a move is not ASCII");
+        }
+        return result;
+      },
+      response);
+  if (any_non_ascii) return std::nullopt;
+  // Every move read was ASCII, but an error may have come before the
+  // replay read them all: the answer is the view's only when all are.
+  if (!status.ok()) {
+    for (absl::string_view move : MovesOf(record)) {
+      if (!IsAscii(move)) return std::nullopt;
+    }
+  }
+  return status;
 }
 
 absl::Status RulesCore::AdjudicateText(
@@ -250,15 +277,20 @@ absl::Status RulesCore::AdjudicateText(
   const std::vector<std::string>& moves = text.record.moves;
   return AdjudicateMoves(
       variant, text.record.start_position, static_cast<int>(moves.size()),
-      [&moves](int i) { return absl::string_view(moves[i]); }, response,
-      checkpoint, &text);
+      [&moves, checkpoint](const Variant& board, const Position& start) {
+        return AdjudicateRecord(
+            board, start, static_cast<int>(moves.size()),
+            [&moves](int i) { return absl::string_view(moves[i]); },
+            checkpoint);
+      },
+      response, &text);
 }
 
-absl::Status RulesCore::AdjudicateMoves(
-    const v1::Variant& variant_proto, absl::string_view start_position,
-    int move_count, absl::FunctionRef<absl::string_view(int)> move_at,
-    v1::AdjudicateResponse* response,
-    absl::FunctionRef<absl::Status()> checkpoint, TextAnswer* text) const {
+absl::Status RulesCore::AdjudicateMoves(const v1::Variant& variant_proto,
+                                        absl::string_view start_position,
+                                        int move_count, Replay replay,
+                                        v1::AdjudicateResponse* response,
+                                        TextAnswer* text) const {
   if (move_count > options_.max_record_moves) {
     return WithLimit(absl::InvalidArgumentError(absl::StrCat(
                          "moves: the record has ", move_count,
@@ -275,8 +307,7 @@ absl::Status RulesCore::AdjudicateMoves(
   const Variant& variant = *board.variant;
   const Position& start = board.position;
 
-  absl::StatusOr<GameRecordResult> result =
-      AdjudicateRecord(variant, start, move_count, move_at, checkpoint);
+  absl::StatusOr<GameRecordResult> result = replay(variant, start);
   if (!result.ok()) {
     if (!absl::IsInvalidArgument(result.status())) return result.status();
     return RecordErrorToProto(result.status());
@@ -295,7 +326,7 @@ absl::Status RulesCore::AdjudicateMoves(
   if (result->illegal_ply > 0) {
     v1::IllegalMove* illegal = response->mutable_illegal_move();
     illegal->set_ply(result->illegal_ply);
-    illegal->set_move(std::string(move_at(result->illegal_ply - 1)));
+    illegal->set_move(result->illegal_move_text);
     illegal->set_reason(IllegalReasonToProto(result->illegal_verdict));
     illegal->set_message(result->illegal_message);
   }

@@ -16,12 +16,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "halma/position.h"
+#include "halma/record_replay.h"
 #include "halma/v1/halma.pb.h"
+#include "halma/variant.h"
 #include "service/config/settings.h"
 #include "service/core/record_view.h"
 #include "service/core/search_workspaces.h"
@@ -75,7 +80,9 @@ class RulesCore {
       absl::FunctionRef<absl::Status()> checkpoint = NoCheckpoint) const;
   // Adjudicate of a request read in place (record_view.h) whose variant's
   // bytes parsed as `variant`: the same answer, without the moves copied.
-  absl::Status AdjudicateView(
+  // Empty when a move is not ASCII: the request is then protobuf's to
+  // judge (it may not be valid UTF-8), and the caller parses it.
+  std::optional<absl::Status> AdjudicateView(
       const v1::Variant& variant, const AdjudicateRequestView& record,
       v1::AdjudicateResponse* response,
       absl::FunctionRef<absl::Status()> checkpoint = NoCheckpoint) const;
@@ -95,16 +102,18 @@ class RulesCore {
 
  private:
   struct TextAnswer;
-  // Adjudicate over the request's parts: the moves are `move_at(0)` to
-  // `move_at(move_count - 1)`. `text`, when not null, is the record as a
-  // TextRecord (from record_text, or made for want_record_text): the answer
-  // then gets `result`, and `claimed_result` or `record_text` as asked.
-  absl::Status AdjudicateMoves(
-      const v1::Variant& variant, absl::string_view start_position,
-      int move_count, absl::FunctionRef<absl::string_view(int)> move_at,
-      v1::AdjudicateResponse* response,
-      absl::FunctionRef<absl::Status()> checkpoint,
-      TextAnswer* text = nullptr) const;
+  // Replays a record's `move_count` moves from `start` (AdjudicateRecord or
+  // ReplayRecord, record_replay.h).
+  using Replay = absl::FunctionRef<absl::StatusOr<GameRecordResult>(
+      const Variant& variant, const Position& start)>;
+  // Adjudicate over the request's parts: `replay` replays the moves.
+  // `text`, when not null, is the record as a TextRecord (from record_text,
+  // or made for want_record_text): the answer then gets `result`, and
+  // `claimed_result` or `record_text` as asked.
+  absl::Status AdjudicateMoves(const v1::Variant& variant,
+                               absl::string_view start_position, int move_count,
+                               Replay replay, v1::AdjudicateResponse* response,
+                               TextAnswer* text = nullptr) const;
   // Adjudicate of a request holding record_text.
   absl::Status AdjudicateText(
       const v1::AdjudicateRequest& request, v1::AdjudicateResponse* response,

@@ -295,10 +295,9 @@ class AdjudicateStreamReactor final
     return Serialized(status, answer);
   }
 
-  // A stream keeps the buffers of ordinary records from one to the next,
-  // not those of a long one.
+  // A stream keeps the buffer of ordinary records from one to the next,
+  // not that of a long one.
   void ReleaseBuffers() {
-    ReleaseLargeBuffers(&view_);
     if (storage_.capacity() > 64 * 1024) storage_ = std::string();
   }
 

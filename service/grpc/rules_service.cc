@@ -29,12 +29,10 @@ absl::Status AdjudicateRequestBytes(const RulesCore& core,
         AdjudicateInPlace(core, view, &arena, checkpoint, call, answer);
     if (status.has_value()) {
       if (status->ok()) *status = SerializeResponse(*answer, response);
-      ReleaseLargeBuffers(&view);
       if (storage.capacity() > 64 * 1024) storage = std::string();
       return *status;
     }
   }
-  ReleaseLargeBuffers(&view);
   if (storage.capacity() > 64 * 1024) storage = std::string();
   return AnswerMessage<v1::AdjudicateRequest, v1::AdjudicateResponse>(
       request, response, call, [&](const auto& in, auto* out) {

@@ -38,10 +38,11 @@ std::optional<absl::Status> AdjudicateInPlace(
                                static_cast<int>(record.variant.size()))) {
     return std::nullopt;
   }
-  call.NoteVariant(*variant);
-  absl::Status status =
+  std::optional<absl::Status> status =
       core.AdjudicateView(*variant, record, response, checkpoint);
-  if (status.ok()) NoteAnswer(call, *response);
+  if (!status.has_value()) return std::nullopt;
+  call.NoteVariant(*variant);
+  if (status->ok()) NoteAnswer(call, *response);
   return status;
 }
 

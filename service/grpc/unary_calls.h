@@ -70,8 +70,8 @@ absl::Status AnswerMessage(const grpc::ByteBuffer& request_bytes,
 // and each AdjudicateStream record read it: the variant's bytes parsed
 // onto `arena`, noted, and the record answered by the core into
 // `response` (whose illegal move is noted). Empty when the variant's bytes
-// do not parse: the caller then parses the whole request, which names the
-// field.
+// do not parse, or a move is not ASCII (RulesCore::AdjudicateView): the
+// caller then parses the whole request, which names the field.
 std::optional<absl::Status> AdjudicateInPlace(
     const RulesCore& core, const AdjudicateRequestView& record,
     google::protobuf::Arena* arena, const Checkpoint& checkpoint,

@@ -1,11 +1,13 @@
 // Adjudicate's in-place request reader (ReadAdjudicateRequest) against
 // protobuf's parser: what it accepts it reads exactly as protobuf does, and
-// what it does not accept (a second variant, unknown fields, non-ASCII
-// text, truncation) is left to the parser. (Over a real connection, the
-// same record answers the same whichever path reads it:
-// tests/service/grpc/request_reading_test.cc.)
+// what it does not accept (a second variant, unknown fields, a start
+// position that is not ASCII, truncation) is left to the parser; a move
+// that is not ASCII is found by AdjudicateView, which then answers nothing.
+// (Over a real connection, the same record answers the same whichever path
+// reads it: tests/service/grpc/request_reading_test.cc.)
 #include "service/core/record_view.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "halma/v1/halma.pb.h"
+#include "service/core/rules_core.h"
 
 namespace halma::service {
 namespace {
@@ -42,9 +45,11 @@ bool ReadsLikeProtobuf(const std::string& bytes) {
                                      static_cast<int>(view.variant.size())));
   EXPECT_EQ(variant.SerializeAsString(), parsed.variant().SerializeAsString());
   EXPECT_EQ(view.start_position, parsed.start_position());
-  EXPECT_EQ(static_cast<int>(view.moves.size()), parsed.moves_size());
-  for (int i = 0; i < parsed.moves_size() && i < int(view.moves.size()); ++i) {
-    EXPECT_EQ(view.moves[i], parsed.moves(i)) << i;
+  const std::vector<absl::string_view> moves = MovesOf(view);
+  EXPECT_EQ(view.move_count, parsed.moves_size());
+  EXPECT_EQ(static_cast<int>(moves.size()), parsed.moves_size());
+  for (int i = 0; i < parsed.moves_size() && i < int(moves.size()); ++i) {
+    EXPECT_EQ(moves[i], parsed.moves(i)) << i;
   }
   return true;
 }
@@ -81,8 +86,9 @@ TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
            // Unknown field numbers and wire types.
            kPreset + Field(4, "x"),
            kPreset + std::string("\x18\x01", 2),  // Field 3 as a varint.
-           // Valid UTF-8 that is not ASCII, and invalid UTF-8.
-           kPreset + Field(3, "b1-d\xc3\xa9"),
+           // A start position that is valid UTF-8 but not ASCII, and one
+           // that is not UTF-8.
+           kPreset + Field(2, "8/8/8/8/8/8/8/\xc3\xa9 w 0,0"),
            kPreset + Field(2, "\xff"),
            // Truncated: a length past the end, a varint cut short.
            kPreset + std::string("\x1a\x05"
@@ -93,6 +99,54 @@ TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
        }) {
     EXPECT_FALSE(ReadAdjudicateRequest(bytes, &view))
         << testing::PrintToString(bytes);
+  }
+}
+
+// A move's bytes are looked at only when the replay reads it: a request
+// whose moves are not all ASCII is read in place, and AdjudicateView then
+// answers nothing, leaving it to protobuf (which accepts valid UTF-8 and
+// refuses the rest), wherever that move is and whatever comes before it.
+TEST(RequestViewTest, AMoveNotAsciiLeavesTheRequestToTheParser) {
+  const RulesCore core;
+  v1::Variant variant;
+  variant.set_preset("brainking-8x8");
+  for (const std::string& bytes : {
+           kPreset + Field(3, "b1-d\xc3\xa9"),  // UTF-8, not ASCII.
+           kPreset + Field(3, "b1-d\xff"),      // Not UTF-8.
+           // After a legal move, after an illegal one, after a malformed
+           // one (the replay stops there), after an oversized start.
+           kPreset + Field(3, "a1-b1") + Field(3, "h8-g8") +
+               Field(3, "\xe2\x80\x94"),
+           kPreset + Field(3, "a1-a1") + Field(3, "\xff"),
+           kPreset + Field(3, "x9") + Field(3, "\xff"),
+           kPreset + Field(2, "nonsense") + Field(3, "\xff"),
+       }) {
+    AdjudicateRequestView view;
+    ASSERT_TRUE(ReadAdjudicateRequest(bytes, &view))
+        << testing::PrintToString(bytes);
+    v1::AdjudicateResponse response;
+    EXPECT_EQ(core.AdjudicateView(variant, view, &response), std::nullopt)
+        << testing::PrintToString(bytes);
+  }
+  // The same records with ASCII moves are answered in place, as the
+  // message would be.
+  for (const std::string& bytes : {
+           kPreset + Field(3, "a1-b1") + Field(3, "h8-g8") + Field(3, "b2-c2"),
+           kPreset + Field(3, "a1-a1") + Field(3, "b2-c2"),
+           kPreset + Field(3, "x9") + Field(3, "b2-c2"),
+           kPreset + Field(2, "nonsense") + Field(3, "b2-c2"),
+       }) {
+    AdjudicateRequestView view;
+    ASSERT_TRUE(ReadAdjudicateRequest(bytes, &view));
+    v1::AdjudicateResponse by_view;
+    std::optional<absl::Status> status =
+        core.AdjudicateView(variant, view, &by_view);
+    ASSERT_TRUE(status.has_value()) << testing::PrintToString(bytes);
+    v1::AdjudicateRequest parsed;
+    ASSERT_TRUE(parsed.ParseFromString(bytes));
+    v1::AdjudicateResponse by_message;
+    EXPECT_EQ(*status, core.Adjudicate(parsed, &by_message));
+    EXPECT_EQ(by_view.SerializeAsString(), by_message.SerializeAsString());
   }
 }
 
