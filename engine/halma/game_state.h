@@ -182,4 +182,7 @@ class GameState {
 
 }  // namespace halma
 
+// The inline definitions of Play's work (PlayPath and what it calls).
+#include "halma/game_state_play.h"  // IWYU pragma: export
+
 #endif  // HALMA_GAME_STATE_H_

@@ -73,6 +73,30 @@ constexpr std::array<std::array<Square, 9>, kSquareCount> MakeOverSquares() {
 }
 inline constexpr auto kOverSquare = MakeOverSquares();
 
+// kHopOver[a][b]: the square a hop from a to b jumps over, when b is a hop
+// away from a (two squares along a rank, file or diagonal, on the 16x16
+// frame), else a itself (never the square a hop jumps over): one load for
+// a chain's every leg. 64 KiB, of which a board's moves touch the rows of
+// their own squares.
+constexpr std::array<std::array<Square, kSquareCount>, kSquareCount>
+MakeHopOver() {
+  std::array<std::array<Square, kSquareCount>, kSquareCount> t{};
+  for (int a = 0; a < kSquareCount; ++a) {
+    const Square from = static_cast<Square>(a);
+    for (int b = 0; b < kSquareCount; ++b) {
+      const Square to = static_cast<Square>(b);
+      const int dx = FileOf(to) - FileOf(from);
+      const int dy = RankOf(to) - RankOf(from);
+      const bool hop = (dx == 0 || dx == 2 || dx == -2) &&
+                       (dy == 0 || dy == 2 || dy == -2) && (dx != 0 || dy != 0);
+      t[a][b] =
+          hop ? MakeSquare(FileOf(from) + dx / 2, RankOf(from) + dy / 2) : from;
+    }
+  }
+  return t;
+}
+inline constexpr auto kHopOver = MakeHopOver();
+
 // The grid move index of a hop from `at` to `to` (see kGridHop), or -1
 // when `to` is no hop away: another class, the same square, or more than
 // one grid square away.
@@ -101,8 +125,7 @@ inline LegCheck Fails(MoveVerdict verdict, int leg) {
                                                      const Square* squares,
                                                      int count) {
   using path_check_internal::Fails;
-  using path_check_internal::kGridHop;
-  using path_check_internal::kOverSquare;
+  using path_check_internal::kHopOver;
   const unsigned origin = squares[0];
   if (!board.Occupied(origin)) return Fails(MoveVerdict::kEmptyOrigin, 0);
   if (!board.Holds(origin, mover)) return Fails(MoveVerdict::kNotYourPiece, 0);
@@ -111,14 +134,14 @@ inline LegCheck Fails(MoveVerdict verdict, int leg) {
   if (count == 2) {
     // A step, a single hop, or shorthand.
     const unsigned to = squares[1];
-    if (((to ^ origin) & 0xc0) == 0) {  // The same parity class.
-      if (to == origin) return Fails(MoveVerdict::kSquareVisitedTwice, 1);
-      const int hop = kGridHop[origin & 63][to & 63];
-      if (hop < 0) return {MoveVerdict::kLegal, /*shorthand=*/true, 0};
-      if (!board.Occupied(kOverSquare[origin][hop])) {
-        return Fails(MoveVerdict::kNothingToJump, 1);
-      }
+    const unsigned over = kHopOver[origin][to];
+    if (over != origin) {
+      if (!board.Occupied(over)) return Fails(MoveVerdict::kNothingToJump, 1);
+    } else if (to == origin) {
+      return Fails(MoveVerdict::kSquareVisitedTwice, 1);
     } else if (!path_check_internal::AreNeighbours(origin, to)) {
+      // A step changes the parity class and a hop keeps it: two squares
+      // that are neither are shorthand.
       return {MoveVerdict::kLegal, /*shorthand=*/true, 0};
     }
     if (board.Occupied(to)) return Fails(MoveVerdict::kDestinationOccupied, 1);
@@ -138,31 +161,33 @@ inline LegCheck Fails(MoveVerdict verdict, int leg) {
   const std::uint64_t target_here = lock ? target.word[origin >> 6] : 0;
   const std::uint8_t* const cells = board.seat_plus_one;
   unsigned at = origin;
-  unsigned at_index = origin & 63;
-  std::uint64_t visited = std::uint64_t{1} << at_index;
-  bool in_target = (target_here >> at_index) & 1;
+  std::uint64_t visited = std::uint64_t{1} << (origin & 63);
+  bool in_target = (target_here >> (origin & 63)) & 1;
   for (int i = 1; i < count; ++i) {
     const unsigned to = squares[i];
-    const unsigned to_index = to & 63;
-    if (((to ^ origin) & 0xc0) != 0) return Fails(MoveVerdict::kNotAHop, i);
-    if ((visited >> to_index) & 1) {
-      return Fails(MoveVerdict::kSquareVisitedTwice, i);
+    const unsigned over = kHopOver[at][to];
+    if (over == at) {
+      // No hop: a square of another class or not next to `at` on the
+      // class's grid, or `at` itself (visited).
+      const bool same_class = ((to ^ origin) & 0xc0) == 0;
+      return Fails(same_class && ((visited >> (to & 63)) & 1)
+                       ? MoveVerdict::kSquareVisitedTwice
+                       : MoveVerdict::kNotAHop,
+                   i);
     }
-    const int hop = kGridHop[at_index][to_index];
-    if (hop < 0) return Fails(MoveVerdict::kNotAHop, i);
-    if (cells[kOverSquare[at][hop]] == 0) {
-      return Fails(MoveVerdict::kNothingToJump, i);
-    }
+    // A hop away, so of the origin's class: a bit of its grid word.
+    const std::uint64_t to_bit = std::uint64_t{1} << (to & 63);
+    if (visited & to_bit) return Fails(MoveVerdict::kSquareVisitedTwice, i);
+    if (cells[over] == 0) return Fails(MoveVerdict::kNothingToJump, i);
     if (cells[to] != 0) return Fails(MoveVerdict::kDestinationOccupied, i);
     // Target lock (target_here is 0 without it).
-    if ((target_here >> to_index) & 1) {
+    if (target_here & to_bit) {
       in_target = true;
     } else if (in_target) {
       return Fails(MoveVerdict::kLeavesTarget, i);
     }
-    visited |= std::uint64_t{1} << to_index;
+    visited |= to_bit;
     at = to;
-    at_index = to_index;
   }
   return {};
 }
