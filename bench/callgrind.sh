@@ -25,7 +25,8 @@ if ! command -v valgrind > /dev/null; then
   exit 1
 fi
 
-# count <function> <log name> <driver args...>: runs the driver under
+# count <function> <log name> <driver args...>: runs the driver (or
+# $count_driver when set) under
 # callgrind with collection on inside <function>; prints the driver's own
 # line, then the instructions counted.
 count() {
@@ -34,7 +35,7 @@ count() {
   local line
   line="$(valgrind --tool=callgrind --dump-instr=no \
     --callgrind-out-file="$out/$name.out" \
-    --toggle-collect="*${function}*" "$driver" "$@" 2> "$out/$name.log")"
+    --toggle-collect="*${function}*" "${count_driver:-$driver}" "$@" 2> "$out/$name.log")"
   local total
   total="$(awk '/^(summary|totals):/ { print $2; exit }' "$out/$name.out")"
   echo "$line $total"
@@ -82,3 +83,19 @@ for preset in brainking-8x8 classic-16x16; do
     "$data/$preset.txt" "$preset" 100)"
   per "MoveSet::Count $preset" position 2 "$line"
 done
+# The service's part of Adjudicate read in place (bench/service/record_driver.cc),
+# when the driver is built beside this one: the in-place read, the replay,
+# the answer and its serialization, per ply, for a unary request and for an
+# AdjudicateStream record.
+record_driver="$(dirname "$driver")/service/halma_record_driver"
+if [ -x "$record_driver" ]; then
+  for records in classic-16x16-300 brainking-8x8-60; do
+    preset="${records%-*}"
+    for mode in unary stream; do
+      line="$(count_driver="$record_driver" count AnswerRecords \
+        "adjudicate-$mode-$records" "$data/records/$records.txt" "$preset" \
+        "$mode")"
+      per "adjudicate $mode (service) $records" ply 4 "$line"
+    done
+  done
+fi

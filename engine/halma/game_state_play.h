@@ -168,8 +168,40 @@ template <typename CanMove>
     // the mover: its count now exceeds the other's by one (w moved) or
     // equals it (b moved), which is what the walk back from the side to
     // move tests.
-    position_.to_move = SeatAt(m ^ 2);
+    const Seat next = SeatAt(m ^ 2);
+    position_.to_move = next;
     tally_.last_mover = mover;
+    if (rules_ == 0) {
+      // None of rules 2 and 3 nor round completion: what Decide works out,
+      // without the tests of the rules the variant does not have. The game
+      // ends when the mover has finished (rule 1) or when neither seat can
+      // move (rule 4).
+      GameStatus& status = status_;
+      status.to_move = next;
+      status.round_completion_turn = false;
+      status.finished = tally_.finished;
+      status.eliminated = SeatSet{};
+      if (tally_.finished.Has(mover)) {
+        status.over = true;
+        status.must_pass = false;
+        status.winners = SeatSet{static_cast<std::uint8_t>(1u << m)};
+        status.rule = DecidingRule::kTargetFilled;
+        return;
+      }
+      const bool next_can_move = CanMove(next);
+      if (!next_can_move && !CanMove(mover)) {
+        status.over = true;
+        status.must_pass = false;
+        status.winners = variant.in_play;
+        status.rule = DecidingRule::kEveryoneStuck;
+        return;
+      }
+      status.over = false;
+      status.must_pass = !next_can_move;
+      status.winners = SeatSet{};
+      status.rule = DecidingRule::kNone;
+      return;
+    }
   } else {
     if (game_state_internal::BrokeHomeExit(variant, position_, tally_, m)) {
       tally_.eliminated.Add(mover);

@@ -73,24 +73,36 @@ constexpr std::array<std::array<Square, 9>, kSquareCount> MakeOverSquares() {
 }
 inline constexpr auto kOverSquare = MakeOverSquares();
 
-// kHopOver[a][b]: the square a hop from a to b jumps over, when b is a hop
+// kHopOver.over[a][b]: the square a hop from a to b jumps over, when b is a hop
 // away from a (two squares along a rank, file or diagonal, on the 16x16
 // frame), else a itself (never the square a hop jumps over): one load for
 // a chain's every leg. 64 KiB, of which a board's moves touch the rows of
 // their own squares.
-constexpr std::array<std::array<Square, kSquareCount>, kSquareCount>
-MakeHopOver() {
-  std::array<std::array<Square, kSquareCount>, kSquareCount> t{};
+struct HopOverTable {
+  Square over[kSquareCount][kSquareCount];
+};
+// Written with plain loops and subscripts: clang's constant evaluation
+// counts steps, and 64 Ki entries through std::array's operator[] exceed
+// its limit.
+constexpr HopOverTable MakeHopOver() {
+  HopOverTable t{};
+  for (int a = 0; a < kSquareCount; ++a) {
+    for (int b = 0; b < kSquareCount; ++b)
+      t.over[a][b] = static_cast<Square>(a);
+  }
   for (int a = 0; a < kSquareCount; ++a) {
     const Square from = static_cast<Square>(a);
-    for (int b = 0; b < kSquareCount; ++b) {
-      const Square to = static_cast<Square>(b);
-      const int dx = FileOf(to) - FileOf(from);
-      const int dy = RankOf(to) - RankOf(from);
-      const bool hop = (dx == 0 || dx == 2 || dx == -2) &&
-                       (dy == 0 || dy == 2 || dy == -2) && (dx != 0 || dy != 0);
-      t[a][b] =
-          hop ? MakeSquare(FileOf(from) + dx / 2, RankOf(from) + dy / 2) : from;
+    for (int dy = -1; dy <= 1; ++dy) {
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int x = FileOf(from) + 2 * dx;
+        const int y = RankOf(from) + 2 * dy;
+        if ((dx == 0 && dy == 0) || x < 0 || y < 0 || x >= kMaxBoardSize ||
+            y >= kMaxBoardSize) {
+          continue;
+        }
+        t.over[a][MakeSquare(x, y)] =
+            MakeSquare(FileOf(from) + dx, RankOf(from) + dy);
+      }
     }
   }
   return t;
@@ -134,7 +146,7 @@ inline LegCheck Fails(MoveVerdict verdict, int leg) {
   if (count == 2) {
     // A step, a single hop, or shorthand.
     const unsigned to = squares[1];
-    const unsigned over = kHopOver[origin][to];
+    const unsigned over = kHopOver.over[origin][to];
     if (over != origin) {
       if (!board.Occupied(over)) return Fails(MoveVerdict::kNothingToJump, 1);
     } else if (to == origin) {
@@ -165,7 +177,7 @@ inline LegCheck Fails(MoveVerdict verdict, int leg) {
   bool in_target = (target_here >> (origin & 63)) & 1;
   for (int i = 1; i < count; ++i) {
     const unsigned to = squares[i];
-    const unsigned over = kHopOver[at][to];
+    const unsigned over = kHopOver.over[at][to];
     if (over == at) {
       // No hop: a square of another class or not next to `at` on the
       // class's grid, or `at` itself (visited).
