@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
 #include "halma/bitboard.h"
 #include "halma/game_status.h"
 #include "halma/move_check.h"
@@ -141,6 +142,13 @@ class GameState {
   // (without an undo record): the replay's check and move in one call.
   // Leaves the state as it was when the move is illegal or shorthand.
   LegCheck PlayPath(const Square* squares, int count);
+  // The replay's fast path: plays `text` when it is a move written square
+  // by square that ReadMoveSquares reads (move_read.h) and CheckPath finds
+  // legal and not shorthand, reading and checking it square by square in
+  // one pass over its characters, and returns true. Returns false, the
+  // state unchanged, for anything else (pass, shorthand, an illegal or
+  // malformed move): the caller then reads and judges it the general way.
+  bool PlayWritten(absl::string_view text);
 
   // The status of a position on its own (what EvaluateStatus gives), with
   // the rules above but without building a state.

@@ -9,7 +9,9 @@
 #include <cassert>
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
 #include "halma/game_status.h"
+#include "halma/move_read.h"
 #include "halma/path_check.h"
 #include "halma/position.h"
 #include "halma/seat.h"
@@ -262,6 +264,70 @@ template <typename CanMove>
     ApplyMove(squares[0], squares[count - 1]);
   }
   return legs;
+}
+
+[[gnu::always_inline]] inline bool GameState::PlayWritten(
+    absl::string_view text) {
+  using move_read_internal::ReadSquare;
+  using path_check_internal::kHopOver;
+  const char* at = text.data();
+  const char* const end = at + text.size();
+  const unsigned n = static_cast<unsigned>(variant_->size);
+  const Seat mover = position_.to_move;
+  const std::uint8_t* const cells = board_.seat_plus_one;
+  // The legs are checked as CheckPathLegs checks them (path_check.h), the
+  // failures only found, not told apart: the general path does that.
+  Square origin;
+  Square to;
+  if (!ReadSquare(at, end, n, &origin) || !board_.Holds(origin, mover) ||
+      end - at < 3 || *at++ != '-' || !ReadSquare(at, end, n, &to)) {
+    return false;
+  }
+  const bool lock = variant_->spec.target_lock;
+  if (at == end) {
+    // Two squares: a step or a single hop.
+    const unsigned over = kHopOver.over[origin][to];
+    if (over != origin) {
+      if (cells[over] == 0) return false;
+    } else if (!path_check_internal::AreNeighbours(origin, to)) {
+      return false;  // Shorthand, or the origin twice.
+    }
+    if (cells[to] != 0) return false;
+    if (lock && ((variant_->camps_at[origin] & ~variant_->camps_at[to]) >>
+                 static_cast<int>(TargetCorner(mover))) &
+                    1) {
+      return false;
+    }
+    ApplyMove(origin, to);
+    return true;
+  }
+  // A chain: every leg a hop, read and checked one square at a time.
+  const std::uint64_t target_here =
+      lock ? variant_->TargetCamp(mover).word[origin >> 6] : 0;
+  std::uint64_t visited = std::uint64_t{1} << (origin & 63);
+  bool in_target = (target_here >> (origin & 63)) & 1;
+  unsigned from = origin;
+  for (;;) {
+    const unsigned over = kHopOver.over[from][to];
+    if (over == from) return false;
+    const std::uint64_t to_bit = std::uint64_t{1} << (to & 63);
+    if ((visited & to_bit) || cells[over] == 0 || cells[to] != 0) {
+      return false;
+    }
+    if (target_here & to_bit) {
+      in_target = true;
+    } else if (in_target) {
+      return false;
+    }
+    visited |= to_bit;
+    from = to;
+    if (at == end) break;
+    if (end - at < 3 || *at++ != '-' || !ReadSquare(at, end, n, &to)) {
+      return false;
+    }
+  }
+  ApplyMove(origin, static_cast<Square>(from));
+  return true;
 }
 
 }  // namespace halma

@@ -77,6 +77,29 @@ inline constexpr std::ptrdiff_t kMaxReadPathText =
   return count < 2 ? -1 : count;
 }
 
+// One square of an n x n board at `*at` (a file letter and a rank of one
+// or two digits, as ReadPath reads them), advancing past it; false when
+// the characters there are not one.
+[[gnu::always_inline]] inline bool ReadSquare(const char*& at,
+                                              const char* const end, unsigned n,
+                                              Square* square) {
+  if (end - at < 2) return false;
+  const unsigned file = static_cast<unsigned char>(at[0]) - 'a';
+  unsigned rank = static_cast<unsigned char>(at[1]) - '1';  // 0-based.
+  if (file >= n || rank > 8) return false;
+  at += 2;
+  if (at != end) {
+    const unsigned digit = static_cast<unsigned char>(*at) - '0';
+    if (digit <= 9) {
+      rank = rank * 10 + 9 + digit;  // (rank + 1) * 10 + digit - 1.
+      ++at;
+    }
+  }
+  if (rank >= n) return false;
+  *square = kSquareAt[rank][file];
+  return true;
+}
+
 }  // namespace move_read_internal
 
 // The fast path of ParseMoveInto for a caller with storage of its own:

@@ -83,18 +83,14 @@ namespace {
 // The moves of a record looked up by index, read in order.
 class MovesByIndex {
  public:
-  MovesByIndex(absl::FunctionRef<absl::string_view(int)> move_at,
-               int board_size)
-      : move_at_(move_at), board_size_(board_size) {}
+  explicit MovesByIndex(absl::FunctionRef<absl::string_view(int)> move_at)
+      : move_at_(move_at) {}
 
-  int Next(Square squares[kMaxReadPathSquares], absl::string_view* text) {
-    *text = move_at_(next_++);
-    return ReadMoveSquares(*text, board_size_, squares);
-  }
+  absl::string_view Next() { return move_at_(next_++); }
+  void NotAPath(absl::string_view /*text*/) {}
 
  private:
   absl::FunctionRef<absl::string_view(int)> move_at_;
-  int board_size_;
   int next_ = 0;
 };
 
@@ -111,7 +107,7 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
     const Variant& variant, const Position& start, int move_count,
     absl::FunctionRef<absl::string_view(int)> move_at,
     absl::FunctionRef<absl::Status()> checkpoint) {
-  MovesByIndex reader(move_at, variant.size);
+  MovesByIndex reader(move_at);
   return ReplayRecord(variant, start, move_count, reader, checkpoint);
 }
 

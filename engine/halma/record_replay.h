@@ -65,14 +65,16 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
 // that reads them from storage of its own (the service reads a request's
 // moves in place from its bytes): what the AdjudicateRecord calls above do,
 // with the moves read as the replay goes rather than looked up by index.
-// The reader is called exactly move_count times, in order, as
-//   int Next(Square squares[kMaxReadPathSquares], absl::string_view* text)
-// setting *text to the move's text and returning what ReadMoveSquares
-// (move_read.h) gives for it: the squares read into `squares` and their
-// number (0 for "pass"), or -1 when the text is anything else (malformed,
-// or a path longer than the fast reader takes), which the replay then
-// parses itself (ParseMoveInto) to read it or name what is wrong.
-// result->illegal_move_text is the illegal move's text.
+// The reader's
+//   absl::string_view Next()
+// is called exactly move_count times, in order, and gives each move's
+// text; its
+//   void NotAPath(absl::string_view text)
+// is called for every move ReadMoveSquares (move_read.h) does not take:
+// one that is not `pass` or a path of squares it reads (malformed, or
+// longer than it takes), which the replay then parses itself
+// (ParseMoveInto) to read it or name what is wrong. Every other move is
+// ASCII. result->illegal_move_text is the illegal move's text.
 template <typename MoveReader>
 absl::StatusOr<GameRecordResult> ReplayRecord(
     const Variant& variant, const Position& start, int move_count,
@@ -128,10 +130,20 @@ absl::StatusOr<GameRecordResult> ReplayRecord(
       until_checkpoint = kCheckpointInterval;
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
-    absl::string_view text;
+    const absl::string_view text = reader.Next();
+    // The common case first: a path read, checked and played in one pass
+    // over its characters (GameState::PlayWritten); anything else, from
+    // the start the general way.
+    if (replaying && i < room && !state.status().over &&
+        state.PlayWritten(text)) {
+      ++result.legal_moves_played;
+      if (state.status().over) result.deciding_ply = i + 1;
+      continue;
+    }
     const Square* squares = read;
-    int count = reader.Next(read, &text);
+    int count = ReadMoveSquares(text, variant.size, read);
     if (count < 0) {
+      reader.NotAPath(text);
       if (absl::Status parsed = internal::ParseLongMove(
               text, variant.size, i + 1, &long_move, &squares, &count);
           !parsed.ok()) {

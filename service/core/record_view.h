@@ -90,57 +90,56 @@ inline constexpr std::uint32_t kMovesTag = (3 << 3) | 2;
 }  // namespace record_view_internal
 
 // The moves of a view read in order from the request's bytes, the reader
-// halma::ReplayRecord (record_replay.h) takes: Next gives each move's text
-// and what ReadMoveSquares reads of it. A move it reads as squares is
-// ASCII; of the others it checks whether they are, and any_non_ascii()
-// says whether one was not (the request is then protobuf's to judge).
+// halma::ReplayRecord (record_replay.h) takes: Next gives each move's
+// text. A move the replay reads as squares is ASCII; of the others
+// (NotAPath) it checks whether they are, and any_non_ascii() says whether
+// one was not (the request is then protobuf's to judge).
 // Only for a view ReadAdjudicateRequest filled (the fields are known to be
 // well formed), called at most move_count times.
 class ViewMoveReader {
  public:
-  ViewMoveReader(const AdjudicateRequestView& view, int board_size)
+  explicit ViewMoveReader(const AdjudicateRequestView& view)
       : at_(view.move_fields.data()),
-        end_(view.move_fields.data() + view.move_fields.size()),
-        board_size_(board_size) {}
+        end_(view.move_fields.data() + view.move_fields.size()) {}
 
-  [[gnu::always_inline]] int Next(Square squares[kMaxReadPathSquares],
-                                  absl::string_view* text) {
+  [[gnu::always_inline]] absl::string_view Next() {
     if (end_ - at_ >= 2 &&
         at_[0] == static_cast<char>(record_view_internal::kMovesTag) &&
         static_cast<signed char>(at_[1]) >= 0) {
       // A move with a one-byte length (every move of an ordinary record),
       // inside the bytes (ReadAdjudicateRequest checked every length).
       const std::size_t length = static_cast<std::uint8_t>(at_[1]);
-      *text = absl::string_view(at_ + 2, length);
+      const absl::string_view text(at_ + 2, length);
       at_ += 2 + length;
-    } else {
-      ReadSlowly(text);
+      return text;
     }
-    const int count = ReadMoveSquares(*text, board_size_, squares);
-    if (count < 0 && !IsAscii(*text)) any_non_ascii_ = true;
-    return count;
+    return ReadSlowly();
+  }
+
+  // A move ReadMoveSquares does not take may be any bytes.
+  void NotAPath(absl::string_view text) {
+    if (!IsAscii(text)) any_non_ascii_ = true;
   }
 
   bool any_non_ascii() const { return any_non_ascii_; }
 
  private:
   // The next move past fields of other kinds, or with a longer length.
-  void ReadSlowly(absl::string_view* text) {
+  absl::string_view ReadSlowly() {
     std::uint32_t tag;
+    absl::string_view text;
     do {
       // Not for a view ReadAdjudicateRequest filled, or past its moves:
-      // an empty text, which ReadMoveSquares and the replay find
-      // malformed.
-      if (!record_view_internal::ReadField(at_, end_, &tag, text)) {
-        *text = {};
-        return;
+      // an empty text, which the replay finds malformed.
+      if (!record_view_internal::ReadField(at_, end_, &tag, &text)) {
+        return {};
       }
     } while (tag != record_view_internal::kMovesTag);
+    return text;
   }
 
   const char* at_;
   const char* end_;
-  int board_size_;
   bool any_non_ascii_ = false;
 };
 

@@ -232,7 +232,7 @@ std::optional<absl::Status> RulesCore::AdjudicateView(
       variant, record.start_position, record.move_count,
       [&](const Variant& board,
           const Position& start) -> absl::StatusOr<GameRecordResult> {
-        ViewMoveReader reader(record, board.size);
+        ViewMoveReader reader(record);
         absl::StatusOr<GameRecordResult> result =
             ReplayRecord(board, start, record.move_count, reader, checkpoint);
         if (reader.any_non_ascii()) {

@@ -5,6 +5,7 @@
 // counted afresh, and Undo gives back exactly the state before the move.
 #include "halma/game_state.h"
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "halma/game_status.h"
+#include "halma/move_read.h"
 #include "halma/movegen.h"
 #include "halma/notation.h"
 #include "halma/position.h"
@@ -228,6 +230,135 @@ TEST(GameStateTest, PlayoutsMatchFreshStatesAndUndoAllTheWayBack) {
       }
     }
   }
+}
+
+// PlayWritten (the replay's one-pass read, check and play of a move's
+// text) against the general way: it plays exactly the texts that
+// ReadMoveSquares reads and CheckPath finds legal and not shorthand, to
+// the state Play gives, and leaves the state as it was for every other
+// text. The texts: every legal move's path, and from each, texts that are
+// illegal (a leg shortened, reversed, a square repeated, origin and
+// destination only: shorthand), every step and single hop of the mover's
+// pieces, legal or not, malformed texts (cut short, a dash doubled,
+// capitals, a rank 0 or past the board) and `pass`.
+TEST(GameStateTest, PlayWrittenAgreesWithReadingCheckingAndPlaying) {
+  std::vector<Variant> variants;
+  for (const std::string& name : PresetNames())
+    variants.push_back(Preset(name));
+  variants.push_back(Custom(Spec(6, 2, {2, 1}, 12, true, true, 40)));
+  variants.push_back(Custom(Spec(9, 4, {3, 2}, 0, false, true)));
+  auto list = std::make_unique<MoveList>();
+  auto paths = std::make_unique<MovePaths>();
+  int played = 0;
+  int refused = 0;
+  for (const Variant& v : variants) {
+    SCOPED_TRACE(v.spec.name.empty() ? "custom" : v.spec.name);
+    std::mt19937 rng(7);
+    GameState state(v, StartPosition(v));
+    for (int ply = 0; ply < 300 && !state.status().over; ++ply) {
+      if (state.status().must_pass) {
+        state.PlayPass();
+        continue;
+      }
+      const Position& p = state.position();
+      GenerateLegalMovesWithPaths(v, p, p.to_move, list.get(), paths.get());
+      ASSERT_GT(list->size, 0);
+      std::vector<std::string> texts = {"pass", "", "a1", "a1-"};
+      for (int i = 0; i < list->size; ++i) {
+        const Square* path = paths->Path(i);
+        const int length = paths->Length(i);
+        const std::string text = FormatPath(path, length);
+        texts.push_back(text);
+        texts.push_back(FormatPath(path, 1) + "-" +
+                        FormatPath(path + length - 1, 1));
+        std::vector<Square> reversed(path, path + length);
+        std::reverse(reversed.begin(), reversed.end());
+        texts.push_back(FormatPath(reversed.data(), length));
+        texts.push_back(text + "-" + FormatPath(path + length - 2, 1));
+        texts.push_back(text.substr(0, text.size() - 1));
+        texts.push_back(text + "-");
+        std::string doubled = text;
+        doubled.insert(doubled.find('-'), "-");
+        texts.push_back(doubled);
+        std::string capital = text;
+        capital[0] = static_cast<char>(capital[0] - 'a' + 'A');
+        texts.push_back(capital);
+        texts.push_back(text + "0");
+        if (length > 2) texts.push_back(FormatPath(path, length - 1));
+      }
+      texts.push_back("a0-a2");
+      texts.push_back("a17-a15");
+      // Every two squares of the mover's pieces up to two files and ranks
+      // away: steps and single hops, legal or not (onto pieces, over
+      // nothing, out of the target camp under the target lock), and
+      // shorthand.
+      for (int x = 0; x < v.size; ++x) {
+        for (int y = 0; y < v.size; ++y) {
+          const Square from = MakeSquare(x, y);
+          if (!p.pieces[SeatIndex(p.to_move)].Test(from)) continue;
+          for (int dx = -2; dx <= 2; ++dx) {
+            for (int dy = -2; dy <= 2; ++dy) {
+              if (x + dx < 0 || y + dy < 0 || x + dx >= v.size ||
+                  y + dy >= v.size) {
+                continue;
+              }
+              const Square two[2] = {from, MakeSquare(x + dx, y + dy)};
+              texts.push_back(FormatPath(two, 2));
+              // Chains of two legs from single hops: into the target camp
+              // and out again, back to the origin, onto pieces.
+              if ((dx & 1) || (dy & 1) || (dx == 0 && dy == 0)) continue;
+              for (int ex = -2; ex <= 2; ex += 2) {
+                for (int ey = -2; ey <= 2; ey += 2) {
+                  const int x2 = x + dx + ex;
+                  const int y2 = y + dy + ey;
+                  if (x2 < 0 || y2 < 0 || x2 >= v.size || y2 >= v.size) {
+                    continue;
+                  }
+                  const Square three[3] = {from, two[1], MakeSquare(x2, y2)};
+                  texts.push_back(FormatPath(three, 3));
+                }
+              }
+            }
+          }
+        }
+      }
+      for (const std::string& text : texts) {
+        Square read[kMaxReadPathSquares];
+        const int count = ReadMoveSquares(text, v.size, read);
+        bool legal = false;
+        if (count >= 2) {
+          const LegCheck legs = state.CheckPath(read, count);
+          legal = legs.verdict == MoveVerdict::kLegal && !legs.shorthand;
+        }
+        GameState written = state;
+        ASSERT_EQ(written.PlayWritten(text), legal) << text;
+        if (legal) {
+          GameState general = state;
+          general.Play(read[0], read[count - 1]);
+          ASSERT_TRUE(written == general) << text;
+          ExpectSameStatus(written.status(), general.status());
+          ++played;
+        } else {
+          ASSERT_TRUE(written == state) << text;
+          ++refused;
+        }
+      }
+      // On, mostly towards the target.
+      int pick = static_cast<int>(rng() % list->size);
+      if (rng() % 4 != 0) {
+        int best = 1 << 30;
+        for (int i = 0; i < list->size; ++i) {
+          const int d = testing_util::DistanceToTarget(
+              v, p.to_move, list->moves[i].destination);
+          if (d < best) best = d, pick = i;
+        }
+      }
+      state.Play(list->moves[pick].origin, list->moves[pick].destination);
+    }
+  }
+  // Both sides of the comparison were exercised.
+  EXPECT_GT(played, 1000);
+  EXPECT_GT(refused, 1000);
 }
 
 }  // namespace
