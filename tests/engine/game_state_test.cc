@@ -41,6 +41,23 @@ void ExpectSameStatus(const GameStatus& a, const GameStatus& b) {
   EXPECT_EQ(SeatsText(a.eliminated), SeatsText(b.eliminated));
 }
 
+// The index of a move of `list` (legal moves of `position`'s side to
+// move): mostly the one that gets nearest the target, so that playouts
+// end, else one at random.
+int PickTowardsTarget(const Variant& v, const Position& position,
+                      const MoveList& list, std::mt19937& rng) {
+  int pick = static_cast<int>(rng() % list.size);
+  if (rng() % 4 != 0) {
+    int best = 1 << 30;
+    for (int i = 0; i < list.size; ++i) {
+      const int d = testing_util::DistanceToTarget(v, position.to_move,
+                                                   list.moves[i].destination);
+      if (d < best) best = d, pick = i;
+    }
+  }
+  return pick;
+}
+
 // Plays from -> to on `state` and checks the state against one built from
 // the position reached, which must be `after` (a position string).
 GameState::UndoRecord PlayTo(GameState* state, const std::string& from,
@@ -206,16 +223,7 @@ TEST(GameStateTest, PlayoutsMatchFreshStatesAndUndoAllTheWayBack) {
           const Position& p = state.position();
           GenerateLegalMoves(v, p, p.to_move, list.get());
           ASSERT_GT(list->size, 0);
-          // Mostly the move that gets nearest the target, so games end.
-          int pick = static_cast<int>(rng() % list->size);
-          if (rng() % 4 != 0) {
-            int best = 1 << 30;
-            for (int i = 0; i < list->size; ++i) {
-              const int d = testing_util::DistanceToTarget(
-                  v, p.to_move, list->moves[i].destination);
-              if (d < best) best = d, pick = i;
-            }
-          }
+          const int pick = PickTowardsTarget(v, p, *list, rng);
           undo.push_back(state.Play(list->moves[pick].origin,
                                     list->moves[pick].destination));
         }
@@ -343,16 +351,7 @@ TEST(GameStateTest, PlayWrittenAgreesWithReadingCheckingAndPlaying) {
           ++refused;
         }
       }
-      // On, mostly towards the target.
-      int pick = static_cast<int>(rng() % list->size);
-      if (rng() % 4 != 0) {
-        int best = 1 << 30;
-        for (int i = 0; i < list->size; ++i) {
-          const int d = testing_util::DistanceToTarget(
-              v, p.to_move, list->moves[i].destination);
-          if (d < best) best = d, pick = i;
-        }
-      }
+      const int pick = PickTowardsTarget(v, p, *list, rng);
       state.Play(list->moves[pick].origin, list->moves[pick].destination);
     }
   }
