@@ -96,13 +96,13 @@ std::vector<std::string> ReadRequests(const char* path,
 
 // The measured pass (the toggle pattern) and the warm-up before it.
 [[gnu::noipa]] long AnswerRecords(const halma::service::RulesCore& core,
-                                     const std::vector<std::string>& requests,
-                                     bool stream, std::string* answer_bytes) {
+                                  const std::vector<std::string>& requests,
+                                  bool stream, std::string* answer_bytes) {
   return Answer(core, requests, stream, answer_bytes);
 }
 [[gnu::noipa]] long WarmUp(const halma::service::RulesCore& core,
-                              const std::vector<std::string>& requests,
-                              bool stream, std::string* answer_bytes) {
+                           const std::vector<std::string>& requests,
+                           bool stream, std::string* answer_bytes) {
   return Answer(core, requests, stream, answer_bytes);
 }
 
