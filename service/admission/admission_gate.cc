@@ -93,19 +93,33 @@ AdmissionGate::~AdmissionGate() {
   }
 }
 
+absl::Status AdmissionGate::StoppedError(const Call& call) const {
+  if (!stopped_.load(std::memory_order_acquire)) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      call.method, ": the server is shutting down; retry on another"));
+}
+
+bool AdmissionGate::TakeFreeSlotLocked() {
+  // A free slot means nobody waits: freed slots go to waiters first.
+  if (in_use_ >= limits_.slots) return false;
+  ++in_use_;
+  return true;
+}
+
+absl::StatusOr<AdmissionGate::Slot> AdmissionGate::TryEnter(const Call& call) {
+  const absl::Time now = absl::Now();
+  if (absl::Status stopped = StoppedError(call); !stopped.ok()) return stopped;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (TakeFreeSlotLocked()) return Slot(this, absl::ZeroDuration(), now);
+  return Slot();
+}
+
 absl::StatusOr<AdmissionGate::Slot> AdmissionGate::Enter(const Call& call,
                                                          Waiter* waiter) {
   const absl::Time now = absl::Now();
-  if (stopped_.load(std::memory_order_acquire)) {
-    return absl::UnavailableError(absl::StrCat(
-        call.method, ": the server is shutting down; retry on another"));
-  }
+  if (absl::Status stopped = StoppedError(call); !stopped.ok()) return stopped;
   std::lock_guard<std::mutex> lock(mu_);
-  // A free slot means nobody waits: freed slots go to waiters first.
-  if (in_use_ < limits_.slots) {
-    ++in_use_;
-    return Slot(this, absl::ZeroDuration(), now);
-  }
+  if (TakeFreeSlotLocked()) return Slot(this, absl::ZeroDuration(), now);
   if (call.deadline <= now) {
     return absl::DeadlineExceededError(absl::StrCat(
         call.method, ": the deadline passed before a slot came free (",

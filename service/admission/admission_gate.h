@@ -122,6 +122,12 @@ class AdmissionGate {
   // until it is told.
   absl::StatusOr<Slot> Enter(const Call& call, Waiter* waiter);
 
+  // A slot at once when one is free, else an empty Slot (nothing queued);
+  // the refusal when the server is stopping. For a caller that is cheaper
+  // to run without a Waiter when the call need not wait (the gRPC edge's
+  // unary calls, service/grpc/unary_calls.h).
+  absl::StatusOr<Slot> TryEnter(const Call& call);
+
   // The same, blocking the calling thread until the call has a slot or is
   // refused. Only for threads that are the caller's own.
   absl::StatusOr<Slot> Wait(const Call& call);
@@ -148,6 +154,10 @@ class AdmissionGate {
   int waiting() const;
 
  private:
+  // UNAVAILABLE naming the call's method once StopAll() was called.
+  absl::Status StoppedError(const Call& call) const;
+  // Takes a free slot, if any; requires mu_.
+  bool TakeFreeSlotLocked();
   // Hands the slot on or frees it; `held` is how long it was held.
   void Give(absl::Duration held);
   void Expire();

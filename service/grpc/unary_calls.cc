@@ -70,10 +70,57 @@ GatedUnaryCall::GatedUnaryCall(const GrpcRulesEdge& edge, RulesMethod method,
   NotePeer(call_, *edge.observer, context);
 }
 
+namespace {
+
+// A gated call's work once it has its slot: the checkpoint, the work, the
+// slot given back as soon as the answer is made (the next call may start
+// while this one's answer goes out).
+absl::Status RunWithSlot(const GrpcRulesEdge& edge, RulesMethod method,
+                         grpc::CallbackServerContext* context,
+                         absl::Time deadline, const GatedCallWork& work,
+                         const grpc::ByteBuffer& request,
+                         grpc::ByteBuffer* response, ObservedCall& call,
+                         AdmissionGate::Slot slot) {
+  call.NoteQueueWait(slot.waited());
+  auto cancelled = [context] { return context->IsCancelled(); };
+  const Checkpoint checkpoint = edge.gate->MakeCheckpoint(
+      RulesMethodName(method), GatedWork(method), deadline, cancelled);
+  const absl::Status status = work(checkpoint, request, response, call);
+  slot.Release();
+  if (status.ok()) call.AddResponseBytes(response->Length());
+  return status;
+}
+
+}  // namespace
+
 grpc::ServerUnaryReactor* GatedUnaryCall::Start(
     const GrpcRulesEdge& edge, RulesMethod method,
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response, GatedCallWork work) {
+  const absl::Time deadline = absl::FromChrono(context->deadline());
+  absl::StatusOr<AdmissionGate::Slot> free = edge.gate->TryEnter(
+      {.method = RulesMethodName(method), .deadline = deadline});
+  if (!free.ok() || *free) {
+    // A call that need not wait runs here, on the handler's thread, and is
+    // finished through the context's default reactor, whose reactions gRPC
+    // runs inline. A reactor of our own would have its OnDone run on
+    // gRPC's executor: a thread hop per call (measured on Adjudicate at
+    // 64 calls at once: 1.5 context switches a call, none for the cheap
+    // calls), which only a call that waits needs.
+    ObservedCall call(*edge.observer, metrics::Protocol::kGrpc,
+                      metrics::MethodOf(method), request->Length());
+    NotePeer(call, *edge.observer, context);
+    absl::Status status;
+    if (free.ok()) {
+      status = RunWithSlot(edge, method, context, deadline, work, *request,
+                           response, call, *std::move(free));
+    } else {
+      call.NoteQueueWait(absl::ZeroDuration());
+      status = free.status();
+    }
+    call.Finish(status);
+    return FinishCall(context, status);
+  }
   auto* call = new GatedUnaryCall(edge, method, context, request, response,
                                   std::move(work));
   absl::StatusOr<AdmissionGate::Slot> entered = edge.gate->Enter(
@@ -150,16 +197,8 @@ void GatedUnaryCall::CancelWait() {
 }
 
 void GatedUnaryCall::Run(AdmissionGate::Slot slot) {
-  call_.NoteQueueWait(slot.waited());
-  grpc::CallbackServerContext* const context = context_;
-  auto cancelled = [context] { return context->IsCancelled(); };
-  const Checkpoint checkpoint = edge_.gate->MakeCheckpoint(
-      RulesMethodName(method_), GatedWork(method_), deadline_, cancelled);
-  const absl::Status status = work_(checkpoint, *request_, response_, call_);
-  // The next call may start while this one's answer goes out.
-  slot.Release();
-  if (status.ok()) call_.AddResponseBytes(response_->Length());
-  End(status);
+  End(RunWithSlot(edge_, method_, context_, deadline_, work_, *request_,
+                  response_, call_, std::move(slot)));
 }
 
 void GatedUnaryCall::End(const absl::Status& status) {

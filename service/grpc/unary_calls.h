@@ -102,11 +102,12 @@ using GatedCallWork =
     std::function<absl::Status(const Checkpoint&, const grpc::ByteBuffer&,
                                grpc::ByteBuffer*, ObservedCall&)>;
 
-// An expensive call: its own reactor, which runs the work on the handler's
-// thread when a slot is free, and otherwise waits in the gate's queue as a
-// Waiter: the slot's previous holder admits it, and it runs on one of
-// gRPC's executor threads (an alarm due at once), so neither thread waits
-// for the other. Deletes itself when the call is done.
+// An expensive call. With a slot free it runs on the handler's thread and
+// is finished through the context's default reactor (Start). Otherwise it
+// is a reactor of its own that waits in the gate's queue as a Waiter: the
+// slot's previous holder admits it, and it runs on one of gRPC's executor
+// threads (an alarm due at once), so neither thread waits for the other.
+// Deletes itself when the call is done.
 class GatedUnaryCall final : public grpc::ServerUnaryReactor,
                              public AdmissionGate::Waiter {
  public:

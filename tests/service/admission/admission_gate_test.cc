@@ -92,6 +92,39 @@ TEST(AdmissionGateTest, FreeSlotsAreTakenAtOnceAndGivenBack) {
   EXPECT_FALSE(unused.told());
 }
 
+TEST(AdmissionGateTest, TryEnterTakesAFreeSlotAndNeverQueues) {
+  AdmissionGate gate(Limits(1, 4));
+  absl::StatusOr<AdmissionGate::Slot> held = gate.TryEnter(kCall);
+  ASSERT_TRUE(held.ok() && *held);
+  EXPECT_EQ(held->waited(), absl::ZeroDuration());
+  EXPECT_EQ(gate.in_use(), 1);
+  // Every slot busy: an empty slot, and nothing waits (the queue has room).
+  absl::StatusOr<AdmissionGate::Slot> busy = gate.TryEnter(kCall);
+  ASSERT_TRUE(busy.ok());
+  EXPECT_FALSE(*busy);
+  EXPECT_EQ(gate.waiting(), 0);
+  // A freed slot goes to a waiter before any TryEnter.
+  TestWaiter waiter;
+  absl::StatusOr<AdmissionGate::Slot> queued = gate.Enter(kCall, &waiter);
+  ASSERT_TRUE(queued.ok());
+  EXPECT_FALSE(*queued);
+  held->Release();
+  ASSERT_TRUE(waiter.WaitUntilTold());
+  absl::StatusOr<AdmissionGate::Slot> after = gate.TryEnter(kCall);
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(*after);
+  waiter.TakeSlot().Release();
+  EXPECT_EQ(gate.in_use(), 0);
+  absl::StatusOr<AdmissionGate::Slot> free = gate.TryEnter(kCall);
+  ASSERT_TRUE(free.ok() && *free);
+  free->Release();
+  gate.StopAll();
+  const absl::Status stopped = gate.TryEnter({.method = "Perft"}).status();
+  EXPECT_EQ(stopped.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(stopped.message()),
+              StartsWith("Perft: the server is shutting down"));
+}
+
 TEST(AdmissionGateTest, WithoutAQueueACallBeyondTheSlotsIsRefusedNamingThem) {
   AdmissionGate gate(Limits(1, 0));
   TestWaiter unused;
