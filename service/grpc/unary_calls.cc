@@ -87,7 +87,6 @@ absl::Status RunWithSlot(const GrpcRulesEdge& edge, RulesMethod method,
       RulesMethodName(method), GatedWork(method), deadline, cancelled);
   const absl::Status status = work(checkpoint, request, response, call);
   slot.Release();
-  if (status.ok()) call.AddResponseBytes(response->Length());
   return status;
 }
 
@@ -107,19 +106,18 @@ grpc::ServerUnaryReactor* GatedUnaryCall::Start(
     // gRPC's executor: a thread hop per call (measured on Adjudicate at
     // 64 calls at once: 1.5 context switches a call, none for the cheap
     // calls), which only a call that waits needs.
-    ObservedCall call(*edge.observer, metrics::Protocol::kGrpc,
-                      metrics::MethodOf(method), request->Length());
-    NotePeer(call, *edge.observer, context);
-    absl::Status status;
-    if (free.ok()) {
-      status = RunWithSlot(edge, method, context, deadline, work, *request,
-                           response, call, *std::move(free));
-    } else {
-      call.NoteQueueWait(absl::ZeroDuration());
-      status = free.status();
-    }
-    call.Finish(status);
-    return FinishCall(context, status);
+    return ServeCheapCall(
+        edge, method, context, request, response,
+        [&](const grpc::ByteBuffer& request_bytes,
+            grpc::ByteBuffer* response_bytes, ObservedCall& call) {
+          if (!free.ok()) {
+            call.NoteQueueWait(absl::ZeroDuration());
+            return free.status();
+          }
+          return RunWithSlot(edge, method, context, deadline, work,
+                             request_bytes, response_bytes, call,
+                             *std::move(free));
+        });
   }
   auto* call = new GatedUnaryCall(edge, method, context, request, response,
                                   std::move(work));
@@ -197,8 +195,11 @@ void GatedUnaryCall::CancelWait() {
 }
 
 void GatedUnaryCall::Run(AdmissionGate::Slot slot) {
-  End(RunWithSlot(edge_, method_, context_, deadline_, work_, *request_,
-                  response_, call_, std::move(slot)));
+  const absl::Status status =
+      RunWithSlot(edge_, method_, context_, deadline_, work_, *request_,
+                  response_, call_, std::move(slot));
+  if (status.ok()) call_.AddResponseBytes(response_->Length());
+  End(status);
 }
 
 void GatedUnaryCall::End(const absl::Status& status) {
