@@ -9,6 +9,7 @@
 
 #include "halma/bot/search_state.h"
 #include "halma/game_status.h"
+#include "halma/movegen.h"
 #include "halma/position.h"
 #include "halma/variant.h"
 #include "tests/engine/test_util.h"
@@ -68,6 +69,39 @@ inline bot::BotMove MoveBetween(const Position& before, const Position& after) {
   ForEachSquare(from, [&](Square s) { move.origin = s; });
   ForEachSquare(to, [&](Square s) { move.destination = s; });
   return move;
+}
+
+// Whether the piece of `seat` on `from` can get out of `camp` by moves of
+// its own alone, every other piece staying put: the engine's legal moves
+// of that piece, followed square by square (every landing of a jump chain
+// is a legal destination of its own, so a chain through a square outside
+// the camp shows that square).
+inline bool CanGetOutByItsOwnMoves(const Variant& variant,
+                                   const Position& position, Seat seat,
+                                   Square from, const Bitboard& camp) {
+  Position at = position;
+  at.to_move = seat;
+  at.pieces[SeatIndex(seat)].Clear(from);
+  std::vector<Square> queue = {from};
+  Bitboard seen;
+  seen.Set(from);
+  MoveList list;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    Position here = at;
+    here.pieces[SeatIndex(seat)].Set(queue[i]);
+    MoveFilter filter;
+    filter.only_origin = true;
+    filter.origin = queue[i];
+    GenerateLegalMoves(variant, here, seat, &list, filter);
+    for (const LegalMove& m : list) {
+      if (!camp.Test(m.destination)) return true;
+      if (!seen.Test(m.destination)) {
+        seen.Set(m.destination);
+        queue.push_back(m.destination);
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace halma::bot_test

@@ -351,6 +351,44 @@ TEST(SearchTest, ADraggedOutGameIsConcededNotBlocked) {
   }
 }
 
+TEST(SearchTest, TheBotLeavesAStragglerInItsCampAWayOut) {
+  // classic-16x16 (target lock, no move cap): game 166 of the top level
+  // (b) against greedy (w) at 200 games (docs/bot.md, "A camp closed on a
+  // straggler"). w never moved its a1 piece; b has filled its camp around
+  // it but for b2 and c3, its last three pieces wait outside. Filling c3
+  // (the arena's level 8 played e3-c3) closes w's last way out: under
+  // target lock b's pieces in the camp can never make room again, a1 is
+  // never freed, and neither side ever finishes. The bot keeps the way
+  // open and waits.
+  const Variant v = Preset("classic-16x16");
+  const Position p = Parse(
+      "12wwww/7w5www/8w5ww/14w1/10w4w/16/9w6/4w8w2/16/8w7/b15/b1b13/"
+      "bbbb12/bb1bb11/b1bbb11/wbbbb11 b 102,101",
+      v);
+  const Bitboard& camp = v.TargetCamp(Seat::kB);
+  const Square a1 = MakeSquare(0, 0);
+  ASSERT_TRUE(bot_test::CanGetOutByItsOwnMoves(v, p, Seat::kW, a1, camp));
+  for (const int level : {kMinLevel, 4, kTopLevel}) {
+    for (const std::uint64_t seed : {0ULL, 2426734292774896118ULL}) {
+      SearchOptions options;
+      options.level = level;
+      options.seed = seed;
+      options.candidates = 4;
+      absl::StatusOr<SearchResult> r = Suggest(v, p, options);
+      ASSERT_TRUE(r.ok()) << r.status();
+      for (int i = 0; i < r->candidate_count; ++i) {
+        const BotMove& m = r->candidates[i].move;
+        Position after = p;
+        after.pieces[SeatIndex(Seat::kB)].Clear(m.origin);
+        after.pieces[SeatIndex(Seat::kB)].Set(m.destination);
+        EXPECT_TRUE(
+            bot_test::CanGetOutByItsOwnMoves(v, after, Seat::kW, a1, camp))
+            << "level " << level << " seed " << seed << ": " << Describe(*r);
+      }
+    }
+  }
+}
+
 TEST(SearchTest, TheCheckpointStopsTheSearch) {
   const Variant variant = Preset("classic-16x16");
   const Position p = Playouts(variant, 1, 60, 4).back();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "halma/bot/camp_escape.h"
 #include "halma/bot/eval_tables.h"
 #include "halma/bot/levels.h"
 #include "halma/bot/score_units.h"
@@ -188,6 +189,7 @@ class SearchWorkspace::Impl {
   bool Careful(bool max_node) const;
   int Blockades(Bitboard* touch) const;
   void KeepConcedingRootMoves();
+  void KeepRootMovesThatWallNoPieceIn();
   template <typename Special>
   std::int32_t BestGain(const Mover& m, const Bitboard& touch,
                         std::int64_t enough, std::int64_t* count,
@@ -386,6 +388,58 @@ void SearchWorkspace::Impl::KeepConcedingRootMoves() {
     if (change(root_moves_[i].move) == fewest) {
       root_moves_[kept++] = root_moves_[i];
     }
+  }
+  root_count_ = kept;
+}
+
+// A deadlock the root would close itself (docs/bot.md, "Games end"): a
+// piece of a playing opponent in the root's target camp that can no
+// longer get out (CanLeaveCamp) once the root's move is made. The root
+// must fill every square of its camp to finish (docs/rules.md section 5,
+// rule 1), so while that piece stays neither seat finishes; under target
+// lock the root's pieces in the camp can never make room again, and a
+// game without a move cap goes on for ever. The search's Blockades cost
+// is finite and a root far ahead outweighs it by filling its camp, so
+// here the root plays only the moves that leave the fewest such pieces:
+// it waits outside rather than closes the last way out, whatever filling
+// would gain. A move that neither leaves nor reaches a square within two
+// king steps of the camp changes no piece's way out.
+void SearchWorkspace::Impl::KeepRootMovesThatWallNoPieceIn() {
+  if (root_count_ < 2) return;
+  const Position& p = state_.position();
+  const Bitboard& camp = tables_.target[SeatIndex(root_)];
+  const Bitboard& zone = tables_.target_zone[SeatIndex(root_)];
+  Bitboard inside;
+  const SeatSet playing = state_.playing();
+  for (int i = 0; i < variant_->seat_count; ++i) {
+    const Seat s = variant_->seats[i];
+    if (s != root_ && playing.Has(s)) inside |= p.pieces[SeatIndex(s)] & camp;
+  }
+  if (!inside.Any()) return;
+  const Bitboard occupied = p.Occupied();
+  const auto walled_in = [&](const Bitboard& board) {
+    int n = 0;
+    ForEachSquare(inside, [&](Square q) {
+      if (!CanLeaveCamp(variant_->size, board, camp, q)) ++n;
+    });
+    return n;
+  };
+  const int unchanged = walled_in(occupied);
+  int fewest = unchanged;
+  // `order` holds each move's count here; the sort below sets it anew.
+  for (int i = 0; i < root_count_; ++i) {
+    RootMove& r = root_moves_[i];
+    r.order = unchanged;
+    if (!zone.Test(r.move.origin) && !zone.Test(r.move.destination)) continue;
+    Bitboard after = occupied;
+    after.Clear(r.move.origin);
+    after.Set(r.move.destination);
+    r.order = walled_in(after);
+    fewest = std::min(fewest, r.order);
+  }
+  int kept = 0;
+  for (int i = 0; i < root_count_; ++i) {
+    if (root_moves_[i].order == fewest) root_moves_[kept++] = root_moves_[i];
   }
   root_count_ = kept;
 }
@@ -1250,6 +1304,7 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
     });
   }
   KeepConcedingRootMoves();
+  KeepRootMovesThatWallNoPieceIn();
   if (root_count_ == 0) {
     // docs/rules.md section 3: pass when no other move exists.
     root_moves_[0].move = BotMove::Pass();
