@@ -383,7 +383,8 @@ absl::StatusOr<std::unique_ptr<Agent>> Parse(absl::string_view spec,
   const auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(
         "agent \"", spec, "\": ", why,
-        "; expected level:N, nodes:N[:depth:beam], random, greedy, "
+        "; expected level:N, nodes:N[:depth:beam[:pool:temperature]], "
+        "random, greedy, "
         "distance-ab:D, distance-ab-nodes:N or spoiler"));
   };
   const auto number = [&](int i, std::int64_t lo, std::int64_t hi,
@@ -404,17 +405,23 @@ absl::StatusOr<std::unique_ptr<Agent>> Parse(absl::string_view spec,
     options.level = static_cast<int>(level);
     if (build) agent = std::make_unique<BotAgent>(options);
   } else if (kind == "nodes") {
-    std::int64_t nodes, depth = 0, beam = 0;
-    if ((parts.size() != 2 && parts.size() != 4) ||
+    std::int64_t nodes, depth = 0, beam = 0, pool = 0, temperature = 0;
+    if ((parts.size() != 2 && parts.size() != 4 && parts.size() != 6) ||
         !number(1, 1, bot::kMaxNodeBudget, &nodes) ||
-        (parts.size() == 4 && (!number(2, 0, bot::kMaxSearchDepth, &depth) ||
-                               !number(3, 0, 64, &beam)))) {
-      return bad("expected nodes:N or nodes:N:depth:beam");
+        (parts.size() >= 4 && (!number(2, 0, bot::kMaxSearchDepth, &depth) ||
+                               !number(3, 0, 64, &beam))) ||
+        (parts.size() == 6 && (!number(4, 1, bot::kMaxCandidates, &pool) ||
+                               !number(5, 0, 100000, &temperature)))) {
+      return bad(
+          "expected nodes:N, nodes:N:depth:beam or "
+          "nodes:N:depth:beam:pool:temperature");
     }
     bot::SearchOptions options;
     options.node_budget = nodes;
     options.depth_limit = static_cast<int>(depth);
     options.beam = static_cast<int>(beam);
+    options.choice_pool = static_cast<int>(pool);
+    options.temperature = static_cast<int>(temperature);
     if (build) agent = std::make_unique<BotAgent>(options);
   } else if (kind == "random" && parts.size() == 1) {
     if (build) agent = std::make_unique<RandomAgent>();

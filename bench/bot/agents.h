@@ -36,7 +36,8 @@ class Agent {
 
 // Agent specifications, as the arena's flags take them:
 //   level:N             the bot at level N (halma/bot/levels.h)
-//   nodes:N[:depth:beam] the bot with an explicit node budget
+//   nodes:N[:depth:beam[:pool:temperature]] the bot with an explicit node
+//                        budget (and a weaker level's choice rule)
 //   random              a uniformly random legal move
 //   greedy              the move that gains the most distance to the target
 //                       (ties by seed)

@@ -176,7 +176,7 @@ Suggests a move for the side to move of position P (default: the variant's
 start), or of the position after the MOVEs played from it: the move, its
 score, the best K moves (--candidates, 1 to 16; default 1) with theirs, the
 line of play expected, the turns each seat still needs, and the search's
-depth and nodes. The search is a level (--level, 1 to 8; default 5) or an
+depth and nodes. The search is a level (--level, 1 to 8; default 7) or an
 explicit budget (--nodes, optionally --depth plies); either answers the same
 on every server and run for the same --seed (default 0). --time_ms also
 stops the search after T milliseconds (not reproducible). --best_so_far:

@@ -27,7 +27,7 @@ struct LevelSpec {
 inline constexpr int kMinLevel = 1;
 inline constexpr int kTopLevel = 8;
 // The level a caller gets when it asks for none.
-inline constexpr int kDefaultLevel = 5;
+inline constexpr int kDefaultLevel = 7;
 
 // The spec of `level` (kMinLevel..kTopLevel).
 const LevelSpec& LevelSpecOf(int level);

@@ -1242,6 +1242,10 @@ absl::StatusOr<SearchResult> SearchWorkspace::Impl::Run(
     if (options.node_budget > 0) budget = options.node_budget;
     if (options.depth_limit > 0) depth_limit = options.depth_limit;
     if (options.beam > 0) beam_ = options.beam;
+    if (options.choice_pool > 1 && options.temperature > 0) {
+      pool = std::min(options.choice_pool, kMaxCandidates);
+      temperature = options.temperature;
+    }
   }
   depth_limit = std::min(depth_limit, kMaxPly - 1);
 

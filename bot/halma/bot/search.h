@@ -42,6 +42,11 @@ struct SearchOptions {
   int depth_limit = 0;
   // With level 0: the beam below the root (0 = the top level's).
   int beam = 0;
+  // With level 0: the choice rule of a weaker level (LevelSpec's
+  // choice_pool and temperature; 0 keeps the best). The arena uses them
+  // to try a level before it is one (docs/bot.md, "Levels").
+  int choice_pool = 0;
+  int temperature = 0;
   // Stops the search after this much time (wall clock, microseconds; 0 =
   // none). An answer cut short by time is not reproducible: the result's
   // stop_reason says so.

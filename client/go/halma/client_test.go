@@ -447,8 +447,8 @@ func TestExample(t *testing.T) {
 			t.Errorf("the example's output lacks %q:\n%s", want, out)
 		}
 	}
-	// The suggested move is the bot's to choose: legal, and level 3's best.
-	hint := regexp.MustCompile(`(?m)^suggest after b1-d3 \(level 3, seed 7\): b plays (\S+); best 3: (\S+), (\S+), (\S+)$`).FindStringSubmatch(string(out))
+	// The suggested move is the bot's to choose: legal, and level 4's best.
+	hint := regexp.MustCompile(`(?m)^suggest after b1-d3 \(level 4, seed 7\): b plays (\S+); best 3: (\S+), (\S+), (\S+)$`).FindStringSubmatch(string(out))
 	if hint == nil || hint[1] != hint[2] {
 		t.Fatalf("the example's output lacks a suggestion line with its best move first:\n%s", out)
 	}

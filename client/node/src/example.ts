@@ -1,6 +1,6 @@
 // A worked example: plays a short game of brainking-8x8 against a
 // halma-rules server and prints every answer, then counts the sequences of
-// two plies (perft), asks for a move after b1-d3 (SuggestMove, level 3, three
+// two plies (perft), asks for a move after b1-d3 (SuggestMove, level 4, three
 // ranked candidates) and adjudicates three records on one AdjudicateStream call.
 //
 // Usage: node dist/example.js HOST:PORT [--ca CA.pem]
@@ -107,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(`perft depth 2 from the start: ${counts.nodes} sequences, ${counts.firstMoves.length} first moves (${first.move}: ${first.nodes})`);
 
     const hint = await client.suggestMove({ variant: VARIANT, moves: ["b1-d3"], level: 3, seed: 7n, candidates: 3 });
-    console.log(`suggest after b1-d3 (level 3, seed 7): ${seat(hint.mover)} plays ${hint.move?.path}; best ${hint.candidates.length}: ${hint.candidates.map((c) => c.move?.path).join(", ")}`);
+    console.log(`suggest after b1-d3 (level 4, seed 7): ${seat(hint.mover)} plays ${hint.move?.path}; best ${hint.candidates.length}: ${hint.candidates.map((c) => c.move?.path).join(", ")}`);
 
     console.log("adjudicateStream, three records on one call:");
     const records: StreamRecord[] = [

@@ -9,7 +9,7 @@ a3 at the start, validates a legal and an illegal move, then plays N plies
 the first in the server's order on a tie, every move validated before it is
 played), adjudicates the record it played
 and a record with an illegal move, counts the move sequences of two plies
-(perft), asks for a move after b1-d3 (SuggestMove, level 3, three ranked
+(perft), asks for a move after b1-d3 (SuggestMove, level 4, three ranked
 candidates) and adjudicates three records on one AdjudicateStream call, printing
 what the server answers.
 Exit status: 0 done, 1 a call failed (the gRPC code and message on stderr),
@@ -118,8 +118,8 @@ def play(client: HalmaClient, plies: int) -> None:
     print(f"Perft depth 2 from the start: {counts.nodes} sequences, {len(counts.first_moves)} "
           f"first moves ({first.move}: {first.nodes})")
 
-    hint = client.suggest_move(VARIANT, moves=["b1-d3"], level=3, seed=7, candidates=3)
-    print(f"Suggest after b1-d3 (level 3, seed 7): {seat(hint.mover)} plays {hint.move.path}; "
+    hint = client.suggest_move(VARIANT, moves=["b1-d3"], level=4, seed=7, candidates=3)
+    print(f"Suggest after b1-d3 (level 4, seed 7): {seat(hint.mover)} plays {hint.move.path}; "
           f"best {len(hint.candidates)}: " + ", ".join(c.move.path for c in hint.candidates))
 
     variant = halma_pb2.Variant(preset=VARIANT)

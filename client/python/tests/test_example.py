@@ -61,8 +61,8 @@ def test_example_plays_a_short_game(example: Runner, server: Server) -> None:
     assert ("Adjudicate b1-d3 h7-f5 a1-b2: 2 moves played, illegal move a1-b2 "
             "at ply 3: DESTINATION_OCCUPIED: b2 is occupied") in lines
     assert "Perft depth 2 from the start: 576 sequences, 24 first moves (a1-c3: 24)" in lines
-    # The move is the bot's to choose: legal, and level 3's best.
-    suggested = [re.fullmatch(r"Suggest after b1-d3 \(level 3, seed 7\): b plays (\S+); "
+    # The move is the bot's to choose: legal, and level 4's best.
+    suggested = [re.fullmatch(r"Suggest after b1-d3 \(level 4, seed 7\): b plays (\S+); "
                               r"best 3: (\S+), (\S+), (\S+)", line) for line in lines]
     found = [m for m in suggested if m]
     assert len(found) == 1, lines

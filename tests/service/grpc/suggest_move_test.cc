@@ -194,7 +194,7 @@ TEST(SuggestMoveTest, EverySuggestionIsALegalMoveInPlayedGames) {
 }
 
 // The number of candidates is as asked when the position has that many
-// moves, and the default level is 5.
+// moves, and the default level is 7.
 TEST(SuggestMoveTest, CandidatesAsAskedAndTheDefaultLevel) {
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start();
   ASSERT_NE(server, nullptr);
@@ -203,7 +203,7 @@ TEST(SuggestMoveTest, CandidatesAsAskedAndTheDefaultLevel) {
   const Reply<v1::SuggestMoveResponse> reply =
       server->Call(&Stub::SuggestMove, request);
   ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
-  EXPECT_EQ(reply.response.level(), 5);
+  EXPECT_EQ(reply.response.level(), 7);
   EXPECT_EQ(reply.response.candidates_size(), 16);
   EXPECT_EQ(reply.response.mover(), v1::SEAT_W);
   EXPECT_EQ(reply.response.position(),
@@ -432,29 +432,29 @@ TEST(SuggestMoveErrorsTest, AGameOverAfterTheMovesNamesTheMoves) {
 // cap and its setting, counted as refused by that limit.
 TEST(SuggestMoveErrorsTest, BudgetsAboveTheServersCapsNameTheLimit) {
   ServerConfig config = LoopbackConfig();
-  config.max_suggest_nodes = 100'000;
+  config.max_suggest_nodes = 50'000;
   config.max_suggest_time_ms = 500;
   std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
   ASSERT_NE(server, nullptr);
   v1::SuggestMoveRequest request = Request(Preset("brainking-8x8"));
-  request.set_max_nodes(100'001);
+  request.set_max_nodes(50'001);
   Reply<v1::SuggestMoveResponse> reply =
       server->Call(&Stub::SuggestMove, request);
   EXPECT_EQ(reply.status.error_code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(reply.status.error_message(),
-            "max_nodes: 100001 is more than this server's limit of 100000 "
+            "max_nodes: 50001 is more than this server's limit of 50000 "
             "(max_suggest_nodes)");
-  request.set_max_nodes(100'000);
+  request.set_max_nodes(50'000);
   reply = server->Call(&Stub::SuggestMove, request);
   EXPECT_TRUE(reply.status.ok()) << reply.status.error_message();
 
-  // Level 5 searches 200,000 nodes.
+  // Level 7 (the default) searches 100,000 nodes.
   reply = server->Call(&Stub::SuggestMove, Request(Preset("brainking-8x8")));
   EXPECT_EQ(reply.status.error_code(), StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(reply.status.error_message(),
-              StartsWith("level: level 5 searches "));
+              StartsWith("level: level 7 searches "));
   EXPECT_THAT(reply.status.error_message(),
-              HasSubstr("limit of 100000 (max_suggest_nodes)"));
+              HasSubstr("limit of 50000 (max_suggest_nodes)"));
   reply =
       server->Call(&Stub::SuggestMove, Request(Preset("brainking-8x8"), "", 4));
   EXPECT_TRUE(reply.status.ok()) << reply.status.error_message();
@@ -556,8 +556,10 @@ TEST(SuggestMoveStopTest, ASearchWaitsForASlotAndIsAnswered) {
   std::unique_ptr<LoopbackServer> server =
       LoopbackServer::Start(OneSlotHeldBy(latch));
   ASSERT_NE(server, nullptr);
+  // Level 6 (depth 4) expands enough positions to reach a checkpoint;
+  // levels 1 to 4 look one ply ahead and never do.
   SuggestCall running(server->channel(), &Stub::SuggestMove,
-                      Request(Preset("classic-16x16"), "", 3));
+                      Request(Preset("classic-16x16"), "", 6));
   ASSERT_TRUE(latch.WaitUntilHeld(1));
   SuggestCall waiting(server->channel(), &Stub::SuggestMove,
                       Request(Preset("brainking-8x8"), "", 3));

@@ -1,7 +1,7 @@
 // Command halma-example plays a short game of Halma against a halma-rules
 // server: it lists the variants, asks for legal moves, validates legal and
 // illegal moves, adjudicates the record, counts the sequences of two plies
-// (perft), asks for a move after b1-d3 (SuggestMove, level 3, three ranked
+// (perft), asks for a move after b1-d3 (SuggestMove, level 4, three ranked
 // candidates), adjudicates three records on one AdjudicateStream call and shows
 // an INVALID_ARGUMENT error, printing what the server answers.
 //
@@ -132,7 +132,7 @@ func play(ctx context.Context, c *halma.Client) error {
 		counts.GetNodes(), len(counts.GetFirstMoves()), first.GetMove(), first.GetNodes())
 
 	hint, err := c.SuggestMove(ctx, &halmapb.SuggestMoveRequest{
-		Variant: halma.Preset(variant), Moves: []string{"b1-d3"}, Level: 3, Seed: 7, Candidates: 3})
+		Variant: halma.Preset(variant), Moves: []string{"b1-d3"}, Level: 4, Seed: 7, Candidates: 3})
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func play(ctx context.Context, c *halma.Client) error {
 	for _, candidate := range hint.GetCandidates() {
 		best = append(best, candidate.GetMove().GetPath())
 	}
-	fmt.Printf("suggest after b1-d3 (level 3, seed 7): %s plays %s; best %d: %s\n",
+	fmt.Printf("suggest after b1-d3 (level 4, seed 7): %s plays %s; best %d: %s\n",
 		seat(hint.GetMover()), hint.GetMove().GetPath(), len(best), strings.Join(best, ", "))
 
 	if err := stream(ctx, c, record); err != nil {

@@ -34,8 +34,8 @@ async function checkOutput(stdout: string, target: string, options = {}): Promis
     `  malformed: error INVALID_ARGUMENT: moves[0] (ply 1): move "b1-z9": square 2: square "z9": file 'z' is off the 8x8 board, expected a..h`,
   ]);
   assert.match(stdout, /^an unknown preset: INVALID_ARGUMENT: variant\.preset: variant "brainking-9x9": no such preset/m);
-  // The move is the bot's to choose: legal, and level 3's best.
-  const hint = /^suggest after b1-d3 \(level 3, seed 7\): b plays (\S+); best 3: (\S+), (\S+), (\S+)$/m.exec(stdout);
+  // The move is the bot's to choose: legal, and level 4's best.
+  const hint = /^suggest after b1-d3 \(level 4, seed 7\): b plays (\S+); best 3: (\S+), (\S+), (\S+)$/m.exec(stdout);
   assert.ok(hint, stdout);
   const [, move, ...best] = hint;
   assert.equal(move, best[0]);
