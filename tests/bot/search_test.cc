@@ -182,7 +182,7 @@ TEST(SearchTest, LevelsAreDeterministicAndLegal) {
   const Variant variant = Preset("brainking-10x10");
   const std::vector<Position> positions = Playouts(variant, 1, 60, 3);
   SearchWorkspace workspace;
-  for (int level = kMinLevel; level <= 4; ++level) {
+  for (int level = kMinLevel; level < kTopLevel; ++level) {
     for (size_t i = 0; i < positions.size(); i += 17) {
       SearchOptions options;
       options.level = level;
@@ -339,7 +339,7 @@ TEST(SearchTest, ADraggedOutGameIsConcededNotBlocked) {
   const Variant v = Preset("iggamecenter-10x10");
   const Position p =
       Parse("5wwwww/6wwww/8ww/8ww/9w/b9/bb8/bbbb6/bbbw6/bbbbb5 w 60,60", v);
-  for (const int level : {kMinLevel, 4, kTopLevel}) {
+  for (const int level : {kMinLevel, 4, 6, kTopLevel}) {
     SearchOptions options;
     options.level = level;
     absl::StatusOr<SearchResult> r = Suggest(v, p, options);
@@ -368,7 +368,7 @@ TEST(SearchTest, TheBotLeavesAStragglerInItsCampAWayOut) {
   const Bitboard& camp = v.TargetCamp(Seat::kB);
   const Square a1 = MakeSquare(0, 0);
   ASSERT_TRUE(bot_test::CanGetOutByItsOwnMoves(v, p, Seat::kW, a1, camp));
-  for (const int level : {kMinLevel, 4, kTopLevel}) {
+  for (const int level : {kMinLevel, 4, 6, kTopLevel}) {
     for (const std::uint64_t seed : {0ULL, 2426734292774896118ULL}) {
       SearchOptions options;
       options.level = level;

@@ -858,20 +858,20 @@ describe('playground', () => {
     await page.fill('#position', position);
     await page.click('#position-show');
     await settle(page);
-    await page.selectOption('#hint-level', '4');
+    await page.selectOption('#hint-level', '6');
     await page.fill('#hint-count', '5');
     await page.click('#hint');
     await settle(page);
-    const direct = await api('SuggestMove', {variant, position, level: 4, candidates: 5});
+    const direct = await api('SuggestMove', {variant, position, level: 6, candidates: 5});
     assert.equal(direct.candidates.length, 5);
     const shown = await shownHints(page);
     assert.deepEqual(shown, hintsOf(direct));
     assert.equal(shown.drawn.length, 5);
     const {request, answer} = await checkLatestExchange(page, 'SuggestMove');
-    assert.deepEqual(request, {variant, position, level: 4, candidates: 5});
+    assert.deepEqual(request, {variant, position, level: 6, candidates: 5});
     assert.deepEqual(answer, direct);
     assert.equal(await page.$eval('#hints .hint-summary', (n) => n.textContent),
-                 `For b at level 4: searched ${direct.depth} ${direct.depth === 1 ? 'ply' : 'plies'} deep, ${direct.nodes} nodes.`);
+                 `For b at level 6: searched ${direct.depth} ${direct.depth === 1 ? 'ply' : 'plies'} deep, ${direct.nodes} nodes.`);
     // Hovering a hint draws its path bold.
     await page.hover('#hint-list li:nth-child(2)');
     assert.equal(await page.$eval('#hint-overlay polyline.focused', (n) => n.dataset.rank), '2');
