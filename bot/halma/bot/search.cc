@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -190,6 +191,9 @@ class SearchWorkspace::Impl {
   int Blockades(Bitboard* touch) const;
   void KeepConcedingRootMoves();
   void KeepRootMovesThatWallNoPieceIn();
+  // Keeps the root moves of the least cost(move), in their order.
+  template <typename Cost>
+  void KeepRootMovesOfLeastCost(Cost&& cost);
   template <typename Special>
   std::int32_t BestGain(const Mover& m, const Bitboard& touch,
                         std::int64_t enough, std::int64_t* count,
@@ -252,6 +256,7 @@ class SearchWorkspace::Impl {
     int order = 0;
   };
   RootMove root_moves_[kMaxLegalMoves + 8];
+  int root_costs_[kMaxLegalMoves + 8];  // KeepRootMovesOfLeastCost's.
   RootMove root_scratch_[kMaxLegalMoves + 8];
   std::int32_t root_values_[kMaxLegalMoves + 8];
   bool root_exact_[kMaxLegalMoves + 8];
@@ -376,18 +381,21 @@ void SearchWorkspace::Impl::KeepConcedingRootMoves() {
     const Seat s = variant_->seats[i];
     if (s != root_ && playing.Has(s)) needed |= tables_.target[SeatIndex(s)];
   }
-  const auto change = [&needed](const BotMove& m) {
+  KeepRootMovesOfLeastCost([&needed](const BotMove& m) {
     return int(needed.Test(m.destination)) - int(needed.Test(m.origin));
-  };
-  int fewest = 1;
+  });
+}
+
+template <typename Cost>
+void SearchWorkspace::Impl::KeepRootMovesOfLeastCost(Cost&& cost) {
+  int least = std::numeric_limits<int>::max();
   for (int i = 0; i < root_count_; ++i) {
-    fewest = std::min(fewest, change(root_moves_[i].move));
+    root_costs_[i] = cost(root_moves_[i].move);
+    least = std::min(least, root_costs_[i]);
   }
   int kept = 0;
   for (int i = 0; i < root_count_; ++i) {
-    if (change(root_moves_[i].move) == fewest) {
-      root_moves_[kept++] = root_moves_[i];
-    }
+    if (root_costs_[i] == least) root_moves_[kept++] = root_moves_[i];
   }
   root_count_ = kept;
 }
@@ -425,23 +433,13 @@ void SearchWorkspace::Impl::KeepRootMovesThatWallNoPieceIn() {
     return n;
   };
   const int unchanged = walled_in(occupied);
-  int fewest = unchanged;
-  // `order` holds each move's count here; the sort below sets it anew.
-  for (int i = 0; i < root_count_; ++i) {
-    RootMove& r = root_moves_[i];
-    r.order = unchanged;
-    if (!zone.Test(r.move.origin) && !zone.Test(r.move.destination)) continue;
+  KeepRootMovesOfLeastCost([&](const BotMove& m) {
+    if (!zone.Test(m.origin) && !zone.Test(m.destination)) return unchanged;
     Bitboard after = occupied;
-    after.Clear(r.move.origin);
-    after.Set(r.move.destination);
-    r.order = walled_in(after);
-    fewest = std::min(fewest, r.order);
-  }
-  int kept = 0;
-  for (int i = 0; i < root_count_; ++i) {
-    if (root_moves_[i].order == fewest) root_moves_[kept++] = root_moves_[i];
-  }
-  root_count_ = kept;
+    after.Clear(m.origin);
+    after.Set(m.destination);
+    return walled_in(after);
+  });
 }
 
 // The endgame (a seat with at most kEndgamePieces outside its target):
