@@ -46,6 +46,17 @@ namespace {
 
 using grpc::ByteBuffer;
 
+// The most answer bytes a stream leaves in gRPC's buffer, well under its
+// HTTP/2 transport's write buffer (64 KiB), so that a buffered write
+// completes at once.
+constexpr size_t kMaxBufferedAnswerBytes = 16 * 1024;
+
+// The most records a stream holds read and not yet being answered.
+constexpr int kReadAhead = 4;
+
+// The longest an answer is held back for the next one (NextActionsLocked).
+constexpr std::chrono::microseconds kFlushDelay(1000);
+
 constexpr absl::string_view kMethod =
     RulesMethodName(RulesMethod::kAdjudicateStream);
 
@@ -82,7 +93,7 @@ class AdjudicateStreamReactor final
       read_outstanding_ = true;
     }
     GrpcHandOver();
-    StartRead(&request_);
+    StartRead(&reading_);
   }
 
   void OnReadDone(bool ok) override {
@@ -98,13 +109,28 @@ class AdjudicateStreamReactor final
       Perform(actions);
       return;
     }
+    Actions actions;
     {
       std::lock_guard<std::mutex> lock(mu_);
       read_outstanding_ = false;
       if (finished_) return;  // Arrived as the call was being ended.
-      processing_ = true;
-      call_.AddRequestBytes(request_.Length());
+      call_.AddRequestBytes(reading_.Length());
+      // A client that sends a record before the answer to the one before
+      // it is out sends ahead: a bulk client, whose answers may wait a
+      // little to go out together (NextActionsLocked). One that waits for
+      // each answer never sees them wait.
+      sends_ahead_ = writing_ || has_pending_ || processing_ || held_count_ > 0;
+      // The record waits while the one before it is answered.
+      TakeBuffer(&reading_, &held_[(held_first_ + held_count_) % kReadAhead]);
+      ++held_count_;
+      actions = NextActionsLocked();
     }
+    Perform(actions);
+  }
+
+  // Starts answering the record in current_ (taken from held_ by
+  // NextActionsLocked): at once when the gate has a slot.
+  void BeginRecord() {
     record_arrived_ = absl::Now();
     absl::StatusOr<AdmissionGate::Slot> entered =
         edge_.gate->Enter({.method = kMethod, .deadline = deadline_}, this);
@@ -155,6 +181,15 @@ class AdjudicateStreamReactor final
   void OnDone() override {
     GrpcHandOver();
     if (registered_) registry_->Remove(this);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      // The flush alarm's callback deletes the reactor.
+      if (flush_alarm_set_) {
+        flush_alarm_->Cancel();
+        return;
+      }
+    }
     delete this;
   }
 
@@ -165,9 +200,11 @@ class AdjudicateStreamReactor final
       ending_ = true;
       actions = NextActionsLocked();
     }
-    // Only Finish can follow from ending (no read or write starts), and
-    // Finish never calls back into the registry: safe under its lock. A
-    // record waiting for a slot goes on waiting: it was received.
+    // Only the write of an answer held back for the next one (see
+    // NextActionsLocked) or Finish can follow from ending (no read starts,
+    // no record is taken up), and neither calls back into the registry:
+    // safe under its lock. A record waiting for a slot goes on waiting: it
+    // was received.
     Perform(actions);
   }
 
@@ -177,7 +214,9 @@ class AdjudicateStreamReactor final
   struct Actions {
     bool read = false;
     bool write = false;
+    bool answer = false;  // BeginRecord on current_.
     bool finish = false;
+    bool set_flush_alarm = false;
     grpc::Status status;
   };
 
@@ -205,7 +244,7 @@ class AdjudicateStreamReactor final
     });
   }
 
-  // Answers the record in request_, with `slot` held, or with the error
+  // Answers the record in current_, with `slot` held, or with the error
   // `refused` when the gate refused it.
   void AnswerRecord(AdmissionGate::Slot slot, const absl::Status& refused) {
     call_.NoteQueueWait(slot ? slot.waited() : absl::Now() - record_arrived_);
@@ -218,23 +257,14 @@ class AdjudicateStreamReactor final
       processing_ = false;
       ++answered_;
       call_.AddResponseBytes(answer.Length());
-      if (writing_) {
-        pending_ = std::move(answer);
-        has_pending_ = true;
-      } else {
-        response_ = std::move(answer);
-        writing_ = true;
-        actions.write = true;
-      }
-      Actions more = NextActionsLocked();
-      actions.read = more.read;
-      actions.finish = more.finish;
-      actions.status = more.status;
+      TakeBuffer(&answer, &pending_);
+      has_pending_ = true;
+      actions = NextActionsLocked();
     }
     Perform(actions);
   }
 
-  // The answer to request_: its id and the adjudication, or the error
+  // The answer to current_: its id and the adjudication, or the error
   // Adjudicate would have ended the call with (`refused`, when the gate
   // refused the record).
   ByteBuffer Answer(const absl::Status& refused) {
@@ -254,7 +284,7 @@ class AdjudicateStreamReactor final
     // no string of the record is copied.
     grpc::Slice slice;
     absl::string_view id;
-    const absl::string_view bytes = FlatBytes(request_, &slice, &storage_);
+    const absl::string_view bytes = FlatBytes(current_, &slice, &storage_);
     if (ReadAdjudicateStreamRequest(bytes, &id, &view_) &&
         id.size() <= kMaxRecordIdBytes) {
       std::optional<absl::Status> status =
@@ -264,7 +294,7 @@ class AdjudicateStreamReactor final
               : std::optional<absl::Status>(refused);
       if (status.has_value()) {
         answer->set_id(std::string(id));
-        request_.Clear();
+        current_.Clear();
         ReleaseBuffers();
         return Serialized(*status, answer);
       }
@@ -273,7 +303,7 @@ class AdjudicateStreamReactor final
         google::protobuf::Arena::CreateMessage<v1::AdjudicateStreamRequest>(
             &arena);
     absl::Status status = ParseRequest(bytes, request);
-    request_.Clear();
+    current_.Clear();
     ReleaseBuffers();
     if (status.ok()) {
       if (request->id().size() > kMaxRecordIdBytes) {
@@ -317,23 +347,60 @@ class AdjudicateStreamReactor final
   }
 
   // Decides, under mu_, what comes next: the pending answer's write, the
-  // next read, or the end of the call (observed here, under the lock).
+  // held record's answer, the next read, or the end of the call (observed
+  // here, under the lock).
   Actions NextActionsLocked() {
     Actions actions;
     if (finished_) return actions;
-    if (!writing_ && has_pending_ && !broken_) {
-      response_ = std::move(pending_);
+    const bool stopping = input_closed_ || ending_ || broken_;
+    // An answer with nothing to follow it yet, to a client that sends
+    // ahead, is held back until its next record arrives (then it goes into
+    // gRPC's buffer, see below) or the flush alarm rings: the next record
+    // of such a client is usually already here, its read done as soon as
+    // this callback returns.
+    const bool hold_back = has_pending_ && !writing_ && !processing_ &&
+                           held_count_ == 0 && sends_ahead_ &&
+                           read_outstanding_ && !stopping && !flush_due_;
+    if (hold_back && !flush_alarm_set_ && !done_) {
+      flush_alarm_set_ = true;
+      // A new alarm each time, as in Resume.
+      flush_alarm_ = std::make_unique<grpc::Alarm>();
+      actions.set_flush_alarm = true;
+    }
+    if (!writing_ && has_pending_ && !broken_ && !hold_back) {
+      TakeBuffer(&pending_, &response_);
       has_pending_ = false;
       writing_ = true;
       actions.write = true;
     }
-    const bool stopping = input_closed_ || ending_ || broken_;
-    if (!stopping && !read_outstanding_ && !processing_ && !has_pending_) {
+    if (!processing_ && held_count_ > 0 && !has_pending_ && !broken_) {
+      TakeBuffer(&held_[held_first_], &current_);
+      held_first_ = (held_first_ + 1) % kReadAhead;
+      --held_count_;
+      processing_ = true;
+      actions.answer = true;
+    }
+    if (actions.write) {
+      // While a record is being answered another answer surely follows
+      // this one (an answer or a refusal, at the latest when the record's
+      // wait for a slot ends), so this one may wait in gRPC's buffer for
+      // it: one sendmsg then carries a run of answers, not each its own.
+      // The next write without the hint, or Finish, sends the run.
+      const size_t bytes = response_.Length();
+      response_buffered_ = wrote_before_ && processing_ &&
+                           buffered_bytes_ + bytes <= kMaxBufferedAnswerBytes;
+      buffered_bytes_ = response_buffered_ ? buffered_bytes_ + bytes : 0;
+      wrote_before_ = true;
+      if (!response_buffered_) flush_due_ = false;
+    }
+    // The next records are read while this one is answered, so that they
+    // are here when this one's answer is written.
+    if (!stopping && !read_outstanding_ && held_count_ < kReadAhead) {
       read_outstanding_ = true;
       actions.read = true;
     }
     if (stopping && !processing_ && !writing_ && !actions.write &&
-        (!has_pending_ || broken_)) {
+        ((!has_pending_ && held_count_ == 0) || broken_)) {
       finished_ = true;
       actions.finish = true;
       absl::Status status;
@@ -353,11 +420,47 @@ class AdjudicateStreamReactor final
     return actions;
   }
 
+  // The flush alarm rang (or was cancelled by OnDone): an answer still held
+  // back goes out now; after OnDone, the reactor is deleted here.
+  void OnFlushAlarm() {
+    GrpcHandOver();
+    Actions actions;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      flush_alarm_set_ = false;
+      if (done_) {
+        lock.unlock();
+        delete this;
+        return;
+      }
+      flush_due_ = has_pending_;
+      actions = NextActionsLocked();
+    }
+    Perform(actions);
+  }
+
+  // Moves `from`'s bytes to `to` (ByteBuffer has no move: its copy would
+  // allocate), leaving `from` empty.
+  static void TakeBuffer(ByteBuffer* from, ByteBuffer* to) {
+    to->Clear();
+    to->Swap(from);
+  }
+
   void Perform(const Actions& actions) {
     if (actions.write || actions.read || actions.finish) GrpcHandOver();
-    if (actions.write) StartWrite(&response_);
-    if (actions.read) StartRead(&request_);
+    if (actions.write) {
+      StartWrite(&response_, response_buffered_
+                                 ? grpc::WriteOptions().set_buffer_hint()
+                                 : grpc::WriteOptions());
+    }
+    if (actions.read) StartRead(&reading_);
     if (actions.finish) Finish(actions.status);
+    if (actions.set_flush_alarm) {
+      GrpcHandOver();
+      flush_alarm_->Set(std::chrono::system_clock::now() + kFlushDelay,
+                        [this](bool /*fired*/) { OnFlushAlarm(); });
+    }
+    if (actions.answer) BeginRecord();
   }
 
   const GrpcRulesEdge edge_;
@@ -366,9 +469,12 @@ class AdjudicateStreamReactor final
   const absl::Time deadline_;
   bool registered_ = false;
 
+  // The target of the outstanding read (touched by gRPC and OnReadDone
+  // only).
+  ByteBuffer reading_;
   // Touched only by the one record being answered at a time (and the
   // ObservedCall below by it, or under mu_).
-  ByteBuffer request_;
+  ByteBuffer current_;
   // The record read in place, and the bytes of a request that came in
   // several slices.
   AdjudicateRequestView view_;
@@ -381,9 +487,33 @@ class AdjudicateStreamReactor final
   std::mutex mu_;
   AdmissionGate::Slot resumed_slot_;
   absl::Status resumed_refusal_;
+  // Read, waiting for the records before them: a ring of held_count_ from
+  // held_first_.
+  ByteBuffer held_[kReadAhead];
+  int held_first_ = 0;
+  int held_count_ = 0;
   ByteBuffer response_;  // Being written.
   ByteBuffer pending_;   // Answered, not yet written.
   bool has_pending_ = false;
+  // The answer is written with the buffer hint (see NextActionsLocked).
+  bool response_buffered_ = false;
+  // The bytes of the answers the transport may be holding back.
+  size_t buffered_bytes_ = 0;
+  // The client sent its last record before the answer to the one before.
+  bool sends_ahead_ = false;
+  // Rings kFlushDelay after an answer was held back (see
+  // NextActionsLocked); flush_alarm_set_ until its callback has run.
+  std::unique_ptr<grpc::Alarm> flush_alarm_;
+  bool flush_alarm_set_ = false;
+  bool flush_due_ = false;  // The answer held back goes out at once.
+  bool done_ = false;       // OnDone has run.
+  // The first write, which carries the response's headers, is never
+  // hinted: when it was, about one service benchmark run in three had a
+  // stream of h2load's (a client without BDP pings) stalled until the
+  // keepalive ping 60 s later, and none in twelve runs since. gRPC's
+  // tracker has hangs of first writes with the hint (grpc/grpc#12975,
+  // #34231).
+  bool wrote_before_ = false;
   bool read_outstanding_ = false;
   bool processing_ = false;
   bool writing_ = false;

@@ -1,10 +1,17 @@
 // AdjudicateStream: many game records on one bidirectional call.
 //
-// Flow control is gRPC's own: a stream holds at most one record being
-// answered and one answer waiting for the write before it, and reads the
-// next record only when the answer before it is on its way. A client that
-// stops reading answers therefore stops the server reading records, and a
-// stream's memory is bounded by two messages whatever the client sends.
+// Flow control is gRPC's own: a stream reads up to four records ahead of
+// the one being answered, holds at most one answer waiting for the write
+// before it, and answers the next record only when the answer before it is
+// on its way. A client that stops reading answers therefore stops the
+// server reading records, and a stream's memory is bounded by eight
+// messages whatever the client sends.
+//
+// Answers to a client that sends ahead go out in runs, one sendmsg for
+// many: while the next record is being answered an answer is written with
+// gRPC's buffer hint, and an answer with nothing yet behind it waits for
+// the next record at most 1 ms (a client that waits for each answer never
+// sees that wait).
 //
 // Each record is an expensive call of its own: it takes a slot of the
 // admission gate (waiting in its queue like any Adjudicate), runs with its

@@ -19,6 +19,7 @@
 #include "halma/game.h"
 #include "halma/v1/halma.grpc.pb.h"
 #include "halma/variant.h"
+#include "tests/metrics/metrics_test_util.h"
 #include "tests/service/fixture/checkpoint_latch.h"
 #include "tests/service/fixture/loopback_server.h"
 #include "tests/service/fixture/played_records.h"
@@ -321,6 +322,102 @@ TEST(AdjudicateStreamTest, RecordsWaitForASlotAndARefusalIsTheirError) {
   answers = StreamAll(*stub, {PlayedRecord("brainking-8x8", 30, 1)});
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_TRUE(answers[0].has_result());
+}
+
+// Records read ahead while the one before them waits for a slot are
+// answered in order once it has one: the first answer (written at once,
+// with the response's headers) and the others (written as a run behind
+// it, the last one flushing the run).
+TEST(AdjudicateStreamTest, RecordsReadAheadOfOneWaitingForASlotAreAnswered) {
+  CheckpointLatch latch;
+  ServerConfig config = StreamConfig();
+  config.max_concurrent_adjudications = 1;
+  config.max_queue_length = 4;
+  config.max_queue_wait_ms = 60000;
+  config.checkpoint_hook = latch.Hook();
+  std::unique_ptr<LoopbackServer> server = LoopbackServer::Start(config);
+  ASSERT_NE(server, nullptr);
+  // An Adjudicate holds the one slot at its first checkpoint.
+  BackgroundCall<v1::AdjudicateRequest, v1::AdjudicateResponse> holder(
+      server->channel(), &Stub::Adjudicate,
+      PlayedRecord("classic-16x16", kCheckpointInterval + 1, 5));
+  ASSERT_TRUE(latch.WaitUntilHeld(1));
+
+  // A client without gRPC's BDP pings, like h2load: a ping's answer would
+  // send bytes held back along with it.
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  auto stub = v1::HalmaRules::NewStub(grpc::CreateCustomChannel(
+      server->address(), grpc::InsecureChannelCredentials(), arguments));
+  std::vector<v1::AdjudicateStreamRequest> requests(5);
+  double request_bytes = 0;
+  for (int i = 0; i < 5; ++i) {
+    requests[i].set_id(absl::StrCat(i));
+    // Shorter than a checkpoint interval: never held.
+    *requests[i].mutable_record() =
+        PlayedRecord("brainking-8x8", 30, static_cast<uint32_t>(i));
+    request_bytes += static_cast<double>(requests[i].ByteSizeLong());
+  }
+  // Shorter than the server's keepalive (60 s), which would send answers
+  // held back at last.
+  auto context = ContextWithDeadline(absl::Seconds(30));
+  auto stream = stub->AdjudicateStream(context.get());
+  for (const v1::AdjudicateStreamRequest& request : requests) {
+    ASSERT_TRUE(stream->Write(request));
+  }
+  // The four are read ahead while the first waits for the slot.
+  metrics::Metrics& metrics = (*server)->metrics();
+  ASSERT_TRUE(WaitUntil([&] {
+    return metrics::Value(metrics.Collect(), "halma_rpc_request_bytes_total",
+                          {{"method", "halma.v1.HalmaRules/AdjudicateStream"},
+                           {"protocol", "grpc"}}) >= request_bytes;
+  }));
+  latch.Release();
+  ASSERT_TRUE(holder.Wait().ok());
+  v1::AdjudicateStreamResponse answer;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(stream->Read(&answer)) << "answer " << i;
+    EXPECT_EQ(answer.id(), absl::StrCat(i));
+    EXPECT_TRUE(answer.has_result());
+  }
+  stream->WritesDone();
+  EXPECT_FALSE(stream->Read(&answer));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+// A client that sends a few records and waits for their answers before
+// sending more gets each window's answers in full: the last answer of a
+// window, which has no record behind it, is not held back for one.
+TEST(AdjudicateStreamTest, AClientThatSendsInWindowsGetsEveryWindowAnswered) {
+  std::unique_ptr<LoopbackServer> server =
+      LoopbackServer::Start(StreamConfig());
+  ASSERT_NE(server, nullptr);
+  auto stub = v1::HalmaRules::NewStub(server->channel());
+  for (int window : {1, 3, 16}) {
+    SCOPED_TRACE(window);
+    auto context = ContextWithDeadline(absl::Seconds(30));
+    auto stream = stub->AdjudicateStream(context.get());
+    int sent = 0;
+    for (int round = 0; round < 8; ++round) {
+      for (int i = 0; i < window; ++i, ++sent) {
+        v1::AdjudicateStreamRequest request;
+        request.set_id(absl::StrCat(sent));
+        *request.mutable_record() = PlayedRecord(
+            "brainking-8x8", 20 + sent % 40, static_cast<uint32_t>(sent));
+        ASSERT_TRUE(stream->Write(request));
+      }
+      v1::AdjudicateStreamResponse answer;
+      for (int i = sent - window; i < sent; ++i) {
+        ASSERT_TRUE(stream->Read(&answer)) << "answer " << i;
+        EXPECT_EQ(answer.id(), absl::StrCat(i));
+        EXPECT_TRUE(answer.has_result());
+      }
+    }
+    stream->WritesDone();
+    v1::AdjudicateStreamResponse extra;
+    EXPECT_FALSE(stream->Read(&extra));
+    EXPECT_TRUE(stream->Finish().ok());
+  }
 }
 
 // A client that writes and never reads stops the server reading: its
