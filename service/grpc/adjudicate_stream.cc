@@ -128,20 +128,6 @@ class AdjudicateStreamReactor final
     Perform(actions);
   }
 
-  // Starts answering the record in current_ (taken from held_ by
-  // NextActionsLocked): at once when the gate has a slot.
-  void BeginRecord() {
-    record_arrived_ = absl::Now();
-    absl::StatusOr<AdmissionGate::Slot> entered =
-        edge_.gate->Enter({.method = kMethod, .deadline = deadline_}, this);
-    if (!entered.ok()) {
-      AnswerRecord(AdmissionGate::Slot(), entered.status());
-    } else if (*entered) {
-      AnswerRecord(*std::move(entered), absl::OkStatus());
-    }
-    // Otherwise the record waits for a slot: Admit or Refuse follows.
-  }
-
   // The gate's answer for the waiting record, on the thread that freed a
   // slot, found the wait over or cancelled it: the record is answered on
   // one of gRPC's executor threads instead (an alarm due at once).
@@ -240,13 +226,26 @@ class AdjudicateStreamReactor final
         slot = std::move(resumed_slot_);
         refused = std::move(resumed_refusal_);
       }
-      AnswerRecord(std::move(slot), refused);
+      Perform(AnswerRecord(std::move(slot), refused));
     });
   }
 
+  // Starts answering the record in current_ (taken from held_ by
+  // NextActionsLocked): at once when the gate has a slot (then what follows
+  // is returned), or else once it has waited for one (Admit or Refuse).
+  std::optional<Actions> BeginRecord() {
+    record_arrived_ = absl::Now();
+    absl::StatusOr<AdmissionGate::Slot> entered =
+        edge_.gate->Enter({.method = kMethod, .deadline = deadline_}, this);
+    if (!entered.ok())
+      return AnswerRecord(AdmissionGate::Slot(), entered.status());
+    if (*entered) return AnswerRecord(*std::move(entered), absl::OkStatus());
+    return std::nullopt;
+  }
+
   // Answers the record in current_, with `slot` held, or with the error
-  // `refused` when the gate refused it.
-  void AnswerRecord(AdmissionGate::Slot slot, const absl::Status& refused) {
+  // `refused` when the gate refused it; returns what follows.
+  Actions AnswerRecord(AdmissionGate::Slot slot, const absl::Status& refused) {
     call_.NoteQueueWait(slot ? slot.waited() : absl::Now() - record_arrived_);
     ByteBuffer answer = Answer(refused);
     // The slot is given back before the answer is queued.
@@ -261,7 +260,7 @@ class AdjudicateStreamReactor final
       has_pending_ = true;
       actions = NextActionsLocked();
     }
-    Perform(actions);
+    return actions;
   }
 
   // The answer to current_: its id and the adjudication, or the error
@@ -446,21 +445,30 @@ class AdjudicateStreamReactor final
     to->Swap(from);
   }
 
-  void Perform(const Actions& actions) {
-    if (actions.write || actions.read || actions.finish) GrpcHandOver();
-    if (actions.write) {
-      StartWrite(&response_, response_buffered_
-                                 ? grpc::WriteOptions().set_buffer_hint()
-                                 : grpc::WriteOptions());
+  // Carries out `actions`, and those that follow while records are
+  // answered at once: a loop, not a recursion, since with writes done and
+  // records read on other threads meanwhile there may be many.
+  void Perform(Actions actions) {
+    while (true) {
+      if (actions.write || actions.read || actions.finish) GrpcHandOver();
+      if (actions.write) {
+        StartWrite(&response_, response_buffered_
+                                   ? grpc::WriteOptions().set_buffer_hint()
+                                   : grpc::WriteOptions());
+      }
+      if (actions.read) StartRead(&reading_);
+      // After Finish the reactor may be gone: nothing follows it here.
+      if (actions.finish) Finish(actions.status);
+      if (actions.set_flush_alarm) {
+        GrpcHandOver();
+        flush_alarm_->Set(std::chrono::system_clock::now() + kFlushDelay,
+                          [this](bool /*fired*/) { OnFlushAlarm(); });
+      }
+      if (!actions.answer) return;
+      std::optional<Actions> next = BeginRecord();
+      if (!next.has_value()) return;
+      actions = *std::move(next);
     }
-    if (actions.read) StartRead(&reading_);
-    if (actions.finish) Finish(actions.status);
-    if (actions.set_flush_alarm) {
-      GrpcHandOver();
-      flush_alarm_->Set(std::chrono::system_clock::now() + kFlushDelay,
-                        [this](bool /*fired*/) { OnFlushAlarm(); });
-    }
-    if (actions.answer) BeginRecord();
   }
 
   const GrpcRulesEdge edge_;
