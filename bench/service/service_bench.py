@@ -61,8 +61,8 @@ START_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0
 STDERR_KEPT = 50
 # AdjudicateStream against unary Adjudicate, records per server core
-# (issue #12).
-STREAM_TARGET = 2.0
+# (issue #12 asked 2x, issue #24 2.5x).
+STREAM_TARGET = 2.5
 
 
 class BenchError(Exception):
@@ -851,7 +851,7 @@ def print_stream_table(comparisons):
     print("| records | C | K | unary records/s | stream records/s | x | "
           "unary CPU us/record | stream CPU us/record | unary records/s "
           "per core | stream records/s per core | x per core | target "
-          "%.0fx |" % STREAM_TARGET)
+          "%.1fx |" % STREAM_TARGET)
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for c in comparisons:
         print("| %s | %d | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.0f | "
