@@ -324,6 +324,28 @@ TEST(AdjudicateStreamTest, RecordsWaitForASlotAndARefusalIsTheirError) {
   EXPECT_TRUE(answers[0].has_result());
 }
 
+using StreamOfRecords = grpc::ClientReaderWriter<v1::AdjudicateStreamRequest,
+                                                 v1::AdjudicateStreamResponse>;
+
+// Reads the answers to the records numbered `first` to `first + count - 1`
+// (their ids), each an adjudication.
+void ReadResults(StreamOfRecords* stream, int first, int count) {
+  v1::AdjudicateStreamResponse answer;
+  for (int i = first; i < first + count; ++i) {
+    ASSERT_TRUE(stream->Read(&answer)) << "answer " << i;
+    EXPECT_EQ(answer.id(), absl::StrCat(i));
+    EXPECT_TRUE(answer.has_result());
+  }
+}
+
+// Half-closes: no answer follows, and the stream ends with OK.
+void ExpectCleanEnd(StreamOfRecords* stream) {
+  stream->WritesDone();
+  v1::AdjudicateStreamResponse extra;
+  EXPECT_FALSE(stream->Read(&extra));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
 // Records read ahead while the one before them waits for a slot are
 // answered in order once it has one: the first answer (written at once,
 // with the response's headers) and the others (written as a run behind
@@ -374,15 +396,8 @@ TEST(AdjudicateStreamTest, RecordsReadAheadOfOneWaitingForASlotAreAnswered) {
   }));
   latch.Release();
   ASSERT_TRUE(holder.Wait().ok());
-  v1::AdjudicateStreamResponse answer;
-  for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(stream->Read(&answer)) << "answer " << i;
-    EXPECT_EQ(answer.id(), absl::StrCat(i));
-    EXPECT_TRUE(answer.has_result());
-  }
-  stream->WritesDone();
-  EXPECT_FALSE(stream->Read(&answer));
-  EXPECT_TRUE(stream->Finish().ok());
+  ReadResults(stream.get(), 0, 5);
+  ExpectCleanEnd(stream.get());
 }
 
 // A client that sends a few records and waits for their answers before
@@ -406,17 +421,9 @@ TEST(AdjudicateStreamTest, AClientThatSendsInWindowsGetsEveryWindowAnswered) {
             "brainking-8x8", 20 + sent % 40, static_cast<uint32_t>(sent));
         ASSERT_TRUE(stream->Write(request));
       }
-      v1::AdjudicateStreamResponse answer;
-      for (int i = sent - window; i < sent; ++i) {
-        ASSERT_TRUE(stream->Read(&answer)) << "answer " << i;
-        EXPECT_EQ(answer.id(), absl::StrCat(i));
-        EXPECT_TRUE(answer.has_result());
-      }
+      ReadResults(stream.get(), sent - window, window);
     }
-    stream->WritesDone();
-    v1::AdjudicateStreamResponse extra;
-    EXPECT_FALSE(stream->Read(&extra));
-    EXPECT_TRUE(stream->Finish().ok());
+    ExpectCleanEnd(stream.get());
   }
 }
 
