@@ -3,11 +3,13 @@
 // set to 100 moves so that small inputs reach it).
 //
 // Properties: whenever the in-place reader (ReadAdjudicateRequest) accepts
-// the bytes and every move is ASCII, protobuf parses them exactly when the
-// variant's bytes parse, to the same variant, start position and moves, and
+// the bytes, every field after the first move is a move (CountMoves) and
+// every move is ASCII, protobuf parses them exactly when the variant's
+// bytes parse, to the same variant, start position and moves, and
 // AdjudicateView over the view answers exactly as Adjudicate over the
-// message; with a move not ASCII, AdjudicateView answers nothing (the edge
-// then parses the request); ParseRequest's two
+// message; with a field there not a move or a move not ASCII,
+// AdjudicateView answers nothing (the edge then parses the request);
+// ParseRequest's two
 // overloads agree; every error is INVALID_ARGUMENT, bounded, printable, and
 // starts with a field of the request ("request", "variant", "start_position",
 // "moves"); the answer is deterministic (two calls, same bytes); an OK answer
@@ -43,30 +45,34 @@ void CheckInPlaceRead(absl::string_view bytes,
   v1::Variant variant;
   const bool variant_parses = variant.ParseFromArray(
       view.variant.data(), static_cast<int>(view.variant.size()));
+  const int move_count = service::CountMoves(view);
   const std::vector<absl::string_view> moves = service::MovesOf(view);
-  bool moves_ascii = true;
+  // Every field after the first move a move, every move ASCII.
+  bool moves_read = move_count >= 0;
   for (absl::string_view move : moves) {
-    moves_ascii = moves_ascii && service::IsAscii(move);
+    moves_read = moves_read && service::IsAscii(move);
   }
   v1::AdjudicateRequest parsed;
   const bool parses =
       parsed.ParseFromArray(bytes.data(), static_cast<int>(size));
-  FUZZ_CHECK(parses == variant_parses || (!moves_ascii && !parses),
-             "read in place: the request parses unlike its variant");
+  FUZZ_CHECK(
+      parses == variant_parses || move_count < 0 || (!moves_read && !parses),
+      "read in place: the request parses unlike its variant");
   if (!variant_parses) return;
   v1::AdjudicateResponse by_view;
   const std::optional<absl::Status> view_status =
       fuzz::Service().AdjudicateView(variant, view, &by_view);
-  // A move not ASCII: the view answers nothing, whether or not protobuf
-  // parses the request.
-  FUZZ_CHECK(view_status.has_value() == moves_ascii,
-             "AdjudicateView answers a request with a move not ASCII, or "
-             "does not answer one whose moves all are");
-  if (!moves_ascii) return;
+  // A field after the first move not a move, or a move not ASCII: the view
+  // answers nothing, whether or not protobuf parses the request.
+  FUZZ_CHECK(view_status.has_value() == moves_read,
+             "AdjudicateView answers a request with a field after the first "
+             "move not a move or a move not ASCII, or does not answer one "
+             "whose moves are all moves of ASCII");
+  if (!moves_read) return;
   bool same =
       variant.SerializeAsString() == parsed.variant().SerializeAsString() &&
       parsed.start_position() == view.start_position &&
-      parsed.moves_size() == view.move_count &&
+      parsed.moves_size() == move_count &&
       parsed.moves_size() == static_cast<int>(moves.size());
   for (int i = 0; same && i < parsed.moves_size(); ++i) {
     same = parsed.moves(i) == moves[i];

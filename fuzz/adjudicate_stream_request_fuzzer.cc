@@ -1,11 +1,12 @@
 // AdjudicateStream's in-place read of a record: arbitrary bytes as one
 // AdjudicateStreamRequest.
 //
-// Properties: whenever ReadAdjudicateStreamRequest accepts the bytes and
+// Properties: whenever ReadAdjudicateStreamRequest accepts the bytes, every
+// field of the record after its first move is a move (CountMoves) and
 // every move is ASCII, protobuf parses them exactly when the record's
 // variant bytes parse, to the same id, variant, start position and moves
-// (with a move not ASCII, AdjudicateView answers nothing and the stream
-// parses the record: fuzz/adjudicate_request_fuzzer.cc checks that part);
+// (otherwise AdjudicateView answers nothing and the stream parses the
+// record: fuzz/adjudicate_request_fuzzer.cc checks that part);
 // and whenever protobuf
 // parses them, ParseRequest (what the stream falls back to) agrees and its
 // errors name a field.
@@ -24,13 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::string_view id;
   service::AdjudicateRequestView view;
-  bool moves_ascii = true;
-  if (service::ReadAdjudicateStreamRequest(bytes, &id, &view)) {
+  // Read in place, every field after the first move a move, every move
+  // ASCII.
+  bool moves_read = service::ReadAdjudicateStreamRequest(bytes, &id, &view) &&
+                    service::CountMoves(view) >= 0;
+  if (moves_read) {
     for (absl::string_view move : service::MovesOf(view)) {
-      moves_ascii = moves_ascii && service::IsAscii(move);
+      moves_read = moves_read && service::IsAscii(move);
     }
   }
-  if (moves_ascii && service::ReadAdjudicateStreamRequest(bytes, &id, &view)) {
+  if (moves_read) {
     const std::vector<absl::string_view> moves = service::MovesOf(view);
     v1::Variant variant;
     const bool variant_parses = variant.ParseFromArray(
@@ -45,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           parsed.id() == id &&
           variant.SerializeAsString() == record.variant().SerializeAsString() &&
           record.start_position() == view.start_position &&
-          record.moves_size() == view.move_count &&
+          record.moves_size() == service::CountMoves(view) &&
           record.moves_size() == static_cast<int>(moves.size()) &&
           record.record_text().empty() && !record.want_record_text();
       for (int i = 0; same && i < record.moves_size(); ++i) {

@@ -83,13 +83,18 @@ namespace {
 // The moves of a record looked up by index, read in order.
 class MovesByIndex {
  public:
-  explicit MovesByIndex(absl::FunctionRef<absl::string_view(int)> move_at)
-      : move_at_(move_at) {}
+  MovesByIndex(int count, absl::FunctionRef<absl::string_view(int)> move_at)
+      : count_(count), move_at_(move_at) {}
 
-  absl::string_view Next() { return move_at_(next_++); }
+  bool Next(absl::string_view* text) {
+    if (next_ == count_) return false;
+    *text = move_at_(next_++);
+    return true;
+  }
   void NotAPath(absl::string_view /*text*/) {}
 
  private:
+  int count_;
   absl::FunctionRef<absl::string_view(int)> move_at_;
   int next_ = 0;
 };
@@ -107,8 +112,8 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
     const Variant& variant, const Position& start, int move_count,
     absl::FunctionRef<absl::string_view(int)> move_at,
     absl::FunctionRef<absl::Status()> checkpoint) {
-  MovesByIndex reader(move_at);
-  return ReplayRecord(variant, start, move_count, reader, checkpoint);
+  MovesByIndex reader(move_count, move_at);
+  return ReplayRecord(variant, start, reader, checkpoint);
 }
 
 absl::StatusOr<GameRecordResult> AdjudicateRecord(

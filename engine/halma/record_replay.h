@@ -66,9 +66,10 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
 // moves in place from its bytes): what the AdjudicateRecord calls above do,
 // with the moves read as the replay goes rather than looked up by index.
 // The reader's
-//   absl::string_view Next()
-// is called exactly move_count times, in order, and gives each move's
-// text; its
+//   bool Next(absl::string_view* text)
+// gives each move's text in order, and false when there are no more (the
+// replay calls it until then, unless it returns an error first: a
+// malformed move or the checkpoint's); its
 //   void NotAPath(absl::string_view text)
 // is called for every move ReadMoveSquares (move_read.h) does not take:
 // one that is not `pass` or a path of squares it reads (malformed, or
@@ -77,8 +78,8 @@ absl::StatusOr<GameRecordResult> AdjudicateRecord(
 // ASCII. result->illegal_move_text is the illegal move's text.
 template <typename MoveReader>
 absl::StatusOr<GameRecordResult> ReplayRecord(
-    const Variant& variant, const Position& start, int move_count,
-    MoveReader& reader, absl::FunctionRef<absl::Status()> checkpoint);
+    const Variant& variant, const Position& start, MoveReader& reader,
+    absl::FunctionRef<absl::Status()> checkpoint);
 
 namespace record_replay_internal {
 
@@ -104,8 +105,8 @@ std::int64_t HighestMoveCount(const Variant& variant, const Position& position);
 
 template <typename MoveReader>
 absl::StatusOr<GameRecordResult> ReplayRecord(
-    const Variant& variant, const Position& start, int move_count,
-    MoveReader& reader, absl::FunctionRef<absl::Status()> checkpoint) {
+    const Variant& variant, const Position& start, MoveReader& reader,
+    absl::FunctionRef<absl::Status()> checkpoint) {
   namespace internal = record_replay_internal;
   // Each move is read, checked and played in one pass. A malformed move
   // anywhere makes the whole record malformed, so once the replay has
@@ -125,12 +126,12 @@ absl::StatusOr<GameRecordResult> ReplayRecord(
   // Plies left before the next checkpoint (a countdown costs less than
   // the ply number's remainder).
   int until_checkpoint = kCheckpointInterval;
-  for (int i = 0; i < move_count; ++i) {
+  absl::string_view text;
+  for (int i = 0; reader.Next(&text); ++i) {
     if (--until_checkpoint == 0) {
       until_checkpoint = kCheckpointInterval;
       if (absl::Status status = checkpoint(); !status.ok()) return status;
     }
-    const absl::string_view text = reader.Next();
     // The common case first: a path read, checked and played in one pass
     // over its characters (GameState::PlayWritten); anything else, from
     // the start the general way.

@@ -65,18 +65,19 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
   // Tags of AdjudicateRequest's fields, all length-delimited.
   constexpr std::uint32_t kVariant = (1 << 3) | 2;
   constexpr std::uint32_t kStartPosition = (2 << 3) | 2;
-  constexpr std::uint32_t kMoves = (3 << 3) | 2;
   view->variant = {};
   view->start_position = {};
   view->move_fields = {};
-  view->move_count = 0;
   bool seen_variant = false;
   bool seen_start = false;
-  int moves = 0;
   const char* at = bytes.data();
   const char* const end = at + bytes.size();
   while (at < end) {
-    const char* const field = at;
+    // The first move: the rest is read as the replay goes.
+    if (at[0] == static_cast<char>(record_view_internal::kMovesTag)) {
+      view->move_fields = absl::string_view(at, end - at);
+      return true;
+    }
     std::uint32_t tag;
     absl::string_view value;
     if (!ReadField(at, end, &tag, &value)) return false;
@@ -92,24 +93,10 @@ bool ReadAdjudicateRequest(absl::string_view bytes,
         seen_start = true;
         view->start_position = value;
         break;
-      case kMoves:
-        // Each move's bytes are looked at when the replay reads it.
-        if (moves == 0)
-          view->move_fields = absl::string_view(field, end - field);
-        ++moves;
-        // The rest of a run of moves with one-byte lengths, without the
-        // general loop: the moves of an ordinary record.
-        while (end - at >= 2 && at[0] == static_cast<char>(kMoves) &&
-               static_cast<signed char>(at[1]) >= 0 && at[1] <= end - at - 2) {
-          ++moves;
-          at += 2 + at[1];
-        }
-        break;
       default:
         return false;
     }
   }
-  view->move_count = moves;
   return true;
 }
 
@@ -140,16 +127,17 @@ bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
   return ReadAdjudicateRequest(record_bytes, record);
 }
 
+int CountMoves(const AdjudicateRequestView& view) {
+  ViewMoveReader reader(view);
+  int count = 0;
+  for (absl::string_view move; reader.Next(&move);) ++count;
+  return reader.left_to_parser() ? -1 : count;
+}
+
 std::vector<absl::string_view> MovesOf(const AdjudicateRequestView& view) {
   std::vector<absl::string_view> moves;
-  const char* at = view.move_fields.data();
-  const char* const end = at + view.move_fields.size();
-  while (static_cast<int>(moves.size()) < view.move_count) {
-    std::uint32_t tag;
-    absl::string_view value;
-    if (!ReadField(at, end, &tag, &value)) break;
-    if (tag == record_view_internal::kMovesTag) moves.push_back(value);
-  }
+  ViewMoveReader reader(view);
+  for (absl::string_view move; reader.Next(&move);) moves.push_back(move);
   return moves;
 }
 

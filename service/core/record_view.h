@@ -1,11 +1,14 @@
 // An AdjudicateRequest read in place: the strings point into the request's
 // bytes. A 300-move record parsed as a message costs 300 arena strings
 // (most with a heap block, being longer than 15 characters) and a UTF-8
-// check of each; read in place it costs one pass over the bytes to find
-// the fields, and the replay reads each move from its bytes as it goes
-// (ViewMoveReader). The gRPC edge reads Adjudicate's request and each
-// AdjudicateStream record so, and RulesCore::AdjudicateView answers from
-// the view.
+// check of each; read in place it costs one pass over the bytes, the
+// replay's: the fields before the first move are read first, and the
+// replay reads each move from its bytes as it goes (ViewMoveReader),
+// checking that it is one. A pass of its own to find and count the moves
+// first cost 6 % of a stream's CPU on 300-move records (a chain of
+// dependent loads, one per move; docs/benchmarks.md). The gRPC edge reads
+// Adjudicate's request and each AdjudicateStream record so, and
+// RulesCore::AdjudicateView answers from the view.
 #ifndef HALMA_SERVICE_CORE_RECORD_VIEW_H_
 #define HALMA_SERVICE_CORE_RECORD_VIEW_H_
 
@@ -22,25 +25,27 @@ namespace halma::service {
 struct AdjudicateRequestView {
   absl::string_view variant;  // A serialized halma.v1.Variant.
   absl::string_view start_position;
-  // The request's bytes from the first move's field to the end (fields of
-  // the other two kinds may come between moves: ViewMoveReader skips
-  // them), and the number of moves there.
+  // The request's bytes from the first move's field to the end. Whether
+  // every field there is a well-formed move is found as they are read
+  // (ViewMoveReader, CountMoves); when one is not (another field after
+  // the moves, a length past the end), the request is protobuf's to read.
   absl::string_view move_fields;
-  int move_count = 0;
 };
 
-// Reads `bytes` into `view` when they hold an AdjudicateRequest in the form
-// serializers write: fields 1 and 2 at most once each, field 3 any number
-// of times, in any order, the start position ASCII (so valid UTF-8),
-// nothing else. Returns false for anything else, leaving it to
-// ParseRequest (which accepts or refuses it, naming the field). The
-// variant's bytes are not looked into: when they parse as a Variant, the
-// request parses too, and the view holds exactly what protobuf would
-// parse; when they do not, the request does not either. The moves' bytes
-// are not looked into either: protobuf accepts the request only when
-// every move is valid UTF-8, which RulesCore::AdjudicateView makes sure of
-// before it answers (every move it reads as a move is ASCII; it checks the
-// others), answering nothing when one is not ASCII.
+// Reads `bytes` into `view` when they begin as an AdjudicateRequest in the
+// form serializers write: fields 1 and 2 at most once each, in any order,
+// the start position ASCII (so valid UTF-8), then from the first field 3
+// on only fields 3. Returns false when the fields before the first move
+// are anything else, leaving the request to ParseRequest (which accepts
+// or refuses it, naming the field). The variant's bytes are not looked
+// into: when they parse as a Variant, the request parses too (if its moves
+// do), and the view holds exactly what protobuf would parse; when they do
+// not, the request does not either. The fields from the first move on are
+// not looked into here but as the replay reads them: when every one is a
+// move (CountMoves >= 0) and every move is ASCII, the view holds exactly
+// the request's moves; else RulesCore::AdjudicateView answers nothing,
+// leaving the request to protobuf (which accepts moves of valid UTF-8 and
+// fields in any order, and refuses the rest).
 bool ReadAdjudicateRequest(absl::string_view bytes,
                            AdjudicateRequestView* view);
 
@@ -53,8 +58,15 @@ bool ReadAdjudicateStreamRequest(absl::string_view bytes, absl::string_view* id,
 // Whether every byte of `text` is below 0x80.
 bool IsAscii(absl::string_view text);
 
-// The moves of a view, in order (for tests and the fuzzers; the replay
-// reads them with ViewMoveReader).
+// The number of moves of a view when every field of its move_fields is a
+// move (field 3, length-delimited, inside the bytes), else -1. A pass over
+// the moves: for the limit on a record's moves, answers that did not read
+// them all, tests and the fuzzers (the replay reads them with
+// ViewMoveReader).
+int CountMoves(const AdjudicateRequestView& view);
+
+// The moves of a view, in order, when CountMoves(view) >= 0 (for tests and
+// the fuzzers).
 std::vector<absl::string_view> MovesOf(const AdjudicateRequestView& view);
 
 namespace record_view_internal {
@@ -91,56 +103,55 @@ inline constexpr std::uint32_t kMovesTag = (3 << 3) | 2;
 
 // The moves of a view read in order from the request's bytes, the reader
 // halma::ReplayRecord (record_replay.h) takes: Next gives each move's
-// text. A move the replay reads as squares is ASCII; of the others
-// (NotAPath) it checks whether they are, and any_non_ascii() says whether
-// one was not (the request is then protobuf's to judge).
-// Only for a view ReadAdjudicateRequest filled (the fields are known to be
-// well formed), called at most move_count times.
+// text, and false at the end of the bytes or at a field that is not a
+// well-formed move. A move the replay reads as squares is ASCII; of the
+// others (NotAPath) it checks whether they are. left_to_parser() says
+// whether the view fell short: a move not ASCII, or a field not a move.
 class ViewMoveReader {
  public:
   explicit ViewMoveReader(const AdjudicateRequestView& view)
       : at_(view.move_fields.data()),
         end_(view.move_fields.data() + view.move_fields.size()) {}
 
-  [[gnu::always_inline]] absl::string_view Next() {
-    if (end_ - at_ >= 2 &&
+  [[gnu::always_inline]] bool Next(absl::string_view* text) {
+    const std::ptrdiff_t left = end_ - at_;
+    if (left >= 2 &&
         at_[0] == static_cast<char>(record_view_internal::kMovesTag) &&
-        static_cast<signed char>(at_[1]) >= 0) {
-      // A move with a one-byte length (every move of an ordinary record),
-      // inside the bytes (ReadAdjudicateRequest checked every length).
+        static_cast<signed char>(at_[1]) >= 0 && at_[1] <= left - 2) {
+      // A move with a one-byte length inside the bytes: every move of an
+      // ordinary record.
       const std::size_t length = static_cast<std::uint8_t>(at_[1]);
-      const absl::string_view text(at_ + 2, length);
+      *text = absl::string_view(at_ + 2, length);
       at_ += 2 + length;
-      return text;
+      return true;
     }
-    return ReadSlowly();
+    return NextSlowly(text);
   }
 
   // A move ReadMoveSquares does not take may be any bytes.
   void NotAPath(absl::string_view text) {
-    if (!IsAscii(text)) any_non_ascii_ = true;
+    if (!IsAscii(text)) left_to_parser_ = true;
   }
 
-  bool any_non_ascii() const { return any_non_ascii_; }
+  bool left_to_parser() const { return left_to_parser_; }
 
  private:
-  // The next move past fields of other kinds, or with a longer length.
-  absl::string_view ReadSlowly() {
+  // The end, a move with a longer length, or a field that is not a move.
+  bool NextSlowly(absl::string_view* text) {
+    if (at_ == end_) return false;
     std::uint32_t tag;
-    absl::string_view text;
-    do {
-      // Not for a view ReadAdjudicateRequest filled, or past its moves:
-      // an empty text, which the replay finds malformed.
-      if (!record_view_internal::ReadField(at_, end_, &tag, &text)) {
-        return {};
-      }
-    } while (tag != record_view_internal::kMovesTag);
-    return text;
+    if (!record_view_internal::ReadField(at_, end_, &tag, text) ||
+        tag != record_view_internal::kMovesTag) {
+      left_to_parser_ = true;
+      at_ = end_;
+      return false;
+    }
+    return true;
   }
 
   const char* at_;
   const char* end_;
-  bool any_non_ascii_ = false;
+  bool left_to_parser_ = false;
 };
 
 }  // namespace halma::service

@@ -1,5 +1,6 @@
 #include "service/core/rules_core.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -227,25 +228,36 @@ std::optional<absl::Status> RulesCore::AdjudicateView(
     const v1::Variant& variant, const AdjudicateRequestView& record,
     v1::AdjudicateResponse* response,
     absl::FunctionRef<absl::Status()> checkpoint) const {
-  bool any_non_ascii = false;
+  // A move field takes two bytes at least: only a record of more bytes
+  // than that can hold more moves than the limit, and only then are they
+  // counted before the replay.
+  int move_count = 0;
+  if (record.move_fields.size() / 2 >
+      static_cast<std::size_t>(options_.max_record_moves)) {
+    move_count = CountMoves(record);
+    if (move_count < 0) return std::nullopt;
+  }
+  bool left_to_parser = false;
   absl::Status status = AdjudicateMoves(
-      variant, record.start_position, record.move_count,
+      variant, record.start_position, move_count,
       [&](const Variant& board,
           const Position& start) -> absl::StatusOr<GameRecordResult> {
         ViewMoveReader reader(record);
         absl::StatusOr<GameRecordResult> result =
-            ReplayRecord(board, start, record.move_count, reader, checkpoint);
-        if (reader.any_non_ascii()) {
-          any_non_ascii = true;
-          return absl::AbortedError("a move is not ASCII");
+            ReplayRecord(board, start, reader, checkpoint);
+        if (reader.left_to_parser()) {
+          left_to_parser = true;
+          return absl::AbortedError("not read in place");
         }
         return result;
       },
       response);
-  if (any_non_ascii) return std::nullopt;
-  // Every move read was ASCII, but an error may have come before the
-  // replay read them all: the answer is the view's only when all are.
+  if (left_to_parser) return std::nullopt;
+  // The replay read every field after the first move, each a move of
+  // ASCII, unless an error came first: the answer is the view's only when
+  // all are.
   if (!status.ok()) {
+    if (CountMoves(record) < 0) return std::nullopt;
     for (absl::string_view move : MovesOf(record)) {
       if (!IsAscii(move)) return std::nullopt;
     }

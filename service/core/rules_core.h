@@ -80,8 +80,9 @@ class RulesCore {
       absl::FunctionRef<absl::Status()> checkpoint = NoCheckpoint) const;
   // Adjudicate of a request read in place (record_view.h) whose variant's
   // bytes parsed as `variant`: the same answer, without the moves copied.
-  // Empty when a move is not ASCII: the request is then protobuf's to
-  // judge (it may not be valid UTF-8), and the caller parses it.
+  // Empty when a move is not ASCII or a field after the first move is not
+  // a move: the request is then protobuf's to judge (it may not be valid
+  // UTF-8, or hold fields in another order), and the caller parses it.
   std::optional<absl::Status> AdjudicateView(
       const v1::Variant& variant, const AdjudicateRequestView& record,
       v1::AdjudicateResponse* response,
@@ -102,11 +103,13 @@ class RulesCore {
 
  private:
   struct TextAnswer;
-  // Replays a record's `move_count` moves from `start` (AdjudicateRecord or
+  // Replays a record's moves from `start` (AdjudicateRecord or
   // ReplayRecord, record_replay.h).
   using Replay = absl::FunctionRef<absl::StatusOr<GameRecordResult>(
       const Variant& variant, const Position& start)>;
-  // Adjudicate over the request's parts: `replay` replays the moves.
+  // Adjudicate over the request's parts: `replay` replays the moves, of
+  // which there are `move_count` (for the limit on a record's moves: 0
+  // when the record cannot hold more than the limit).
   // `text`, when not null, is the record as a TextRecord (from record_text,
   // or made for want_record_text): the answer then gets `result`, and
   // `claimed_result` or `record_text` as asked.

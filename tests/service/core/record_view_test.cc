@@ -2,13 +2,16 @@
 // protobuf's parser: what it accepts it reads exactly as protobuf does, and
 // what it does not accept (a second variant, unknown fields, a start
 // position that is not ASCII, truncation) is left to the parser; a move
-// that is not ASCII is found by AdjudicateView, which then answers nothing.
+// that is not ASCII, or a field after the first move that is not a
+// well-formed move, is found as the moves are read (CountMoves,
+// AdjudicateView, which then answers nothing).
 // (Over a real connection, the same record answers the same whichever path
 // reads it: tests/service/grpc/request_reading_test.cc.)
 #include "service/core/record_view.h"
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "google/protobuf/io/coded_stream.h"
@@ -33,11 +36,14 @@ std::string Field(int number, const std::string& bytes) {
   return out;
 }
 
-// Reads `bytes` in place and, when it accepts them, checks the view against
-// protobuf's parse. Returns whether it accepted them.
+// Reads `bytes` in place and, when it accepts them and every field after
+// the first move is a move, checks the view against protobuf's parse.
+// Returns whether it read them so.
 bool ReadsLikeProtobuf(const std::string& bytes) {
   AdjudicateRequestView view;
-  if (!ReadAdjudicateRequest(bytes, &view)) return false;
+  if (!ReadAdjudicateRequest(bytes, &view) || CountMoves(view) < 0) {
+    return false;
+  }
   v1::AdjudicateRequest parsed;
   EXPECT_TRUE(parsed.ParseFromString(bytes));
   v1::Variant variant;
@@ -46,7 +52,7 @@ bool ReadsLikeProtobuf(const std::string& bytes) {
   EXPECT_EQ(variant.SerializeAsString(), parsed.variant().SerializeAsString());
   EXPECT_EQ(view.start_position, parsed.start_position());
   const std::vector<absl::string_view> moves = MovesOf(view);
-  EXPECT_EQ(view.move_count, parsed.moves_size());
+  EXPECT_EQ(CountMoves(view), parsed.moves_size());
   EXPECT_EQ(static_cast<int>(moves.size()), parsed.moves_size());
   for (int i = 0; i < parsed.moves_size() && i < int(moves.size()); ++i) {
     EXPECT_EQ(moves[i], parsed.moves(i)) << i;
@@ -72,12 +78,44 @@ TEST(RequestViewTest, ReadsWhatSerializersWrite) {
   EXPECT_TRUE(ReadsLikeProtobuf(request.SerializeAsString()));
 }
 
-TEST(RequestViewTest, ReadsFieldsInAnyOrder) {
-  EXPECT_TRUE(ReadsLikeProtobuf(Field(3, "b1-d3") + Field(2, "x") + kPreset +
+TEST(RequestViewTest, ReadsTheFieldsBeforeTheMovesInAnyOrder) {
+  EXPECT_TRUE(ReadsLikeProtobuf(Field(2, "x") + kPreset + Field(3, "b1-d3") +
                                 Field(3, "h7-f5")));
+  EXPECT_TRUE(ReadsLikeProtobuf(kPreset + Field(2, "x") + Field(3, "b1-d3")));
+}
+
+// What protobuf reads from fields after the first move (the start, the
+// variant, merged or last-wins) is protobuf's to read: the view finds
+// them as it reads the moves, and AdjudicateView answers nothing, whether
+// the replay reached them or stopped before (an error naming the start
+// position, an illegal move, a malformed one).
+TEST(RequestViewTest, FieldsAfterTheMovesLeaveTheRequestToTheParser) {
+  const RulesCore core;
+  v1::Variant variant;
+  variant.set_preset("brainking-8x8");
+  for (const std::string& bytes : {
+           kPreset + Field(3, "a1-b1") + Field(2, "nonsense"),
+           Field(3, "a1-b1") + Field(3, "h8-g8") + kPreset,
+           kPreset + Field(2, "nonsense") + Field(3, "a1-b1") + Field(2, ""),
+           kPreset + Field(3, "a1-a1") + Field(3, "b2-c2") + Field(2, ""),
+           kPreset + Field(3, "x9") + Field(3, "b2-c2") + Field(2, ""),
+       }) {
+    AdjudicateRequestView view;
+    ASSERT_TRUE(ReadAdjudicateRequest(bytes, &view))
+        << testing::PrintToString(bytes);
+    EXPECT_EQ(CountMoves(view), -1) << testing::PrintToString(bytes);
+    v1::AdjudicateResponse response;
+    EXPECT_EQ(core.AdjudicateView(variant, view, &response), std::nullopt)
+        << testing::PrintToString(bytes);
+    v1::AdjudicateRequest parsed;
+    EXPECT_TRUE(parsed.ParseFromString(bytes)) << testing::PrintToString(bytes);
+  }
 }
 
 TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
+  const RulesCore core;
+  v1::Variant variant;
+  variant.set_preset("brainking-8x8");
   AdjudicateRequestView view;
   for (const std::string& bytes : {
            // Merged by protobuf, not read in place.
@@ -97,8 +135,15 @@ TEST(RequestViewTest, LeavesEverythingElseToTheParser) {
            kPreset + std::string("\x1a\x80", 2),
            std::string("\x1a\xff\xff\xff\xff\xff\x01", 7),
        }) {
-    EXPECT_FALSE(ReadAdjudicateRequest(bytes, &view))
-        << testing::PrintToString(bytes);
+    // Refused at once, or (after the first move) found as the moves are
+    // read: the view then answers nothing.
+    if (ReadAdjudicateRequest(bytes, &view)) {
+      EXPECT_EQ(CountMoves(view), -1) << testing::PrintToString(bytes);
+      v1::AdjudicateResponse response;
+      EXPECT_EQ(core.AdjudicateView(variant, view, &response), std::nullopt)
+          << testing::PrintToString(bytes);
+    }
+    EXPECT_FALSE(ReadsLikeProtobuf(bytes)) << testing::PrintToString(bytes);
   }
 }
 
@@ -148,6 +193,54 @@ TEST(RequestViewTest, AMoveNotAsciiLeavesTheRequestToTheParser) {
     EXPECT_EQ(*status, core.Adjudicate(parsed, &by_message));
     EXPECT_EQ(by_view.SerializeAsString(), by_message.SerializeAsString());
   }
+}
+
+// The limit on a record's moves (max_record_moves) holds for a view,
+// whose moves are counted before the replay only when its bytes could hold
+// more than the limit: a record at the limit is answered, one over it is
+// refused naming its count, and one whose fields after the first move are
+// not all moves is left to the parser.
+TEST(RequestViewTest, TheLimitOnMovesHoldsForAView) {
+  RulesOptions options;
+  options.max_record_moves = 3;
+  const RulesCore core(options);
+  v1::Variant variant;
+  variant.set_preset("brainking-8x8");
+  const std::string three =
+      kPreset + Field(3, "a1-b1") + Field(3, "h8-g8") + Field(3, "b2-c2");
+  for (const auto& [bytes, answered] :
+       std::vector<std::pair<std::string, bool>>{
+           {three, true},
+           {three + Field(3, "g7-f7"), false},
+           {kPreset + Field(3, "pass") + Field(3, "pass") + Field(3, "pass") +
+                Field(3, "pass"),
+            false},
+       }) {
+    AdjudicateRequestView view;
+    ASSERT_TRUE(ReadAdjudicateRequest(bytes, &view));
+    v1::AdjudicateResponse response;
+    const std::optional<absl::Status> status =
+        core.AdjudicateView(variant, view, &response);
+    ASSERT_TRUE(status.has_value());
+    v1::AdjudicateRequest parsed;
+    ASSERT_TRUE(parsed.ParseFromString(bytes));
+    v1::AdjudicateResponse by_message;
+    EXPECT_EQ(*status, core.Adjudicate(parsed, &by_message));
+    EXPECT_EQ(response.SerializeAsString(), by_message.SerializeAsString());
+    if (answered) {
+      EXPECT_TRUE(status->ok()) << *status;
+    } else {
+      EXPECT_EQ(status->code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_NE(status->message().find("the record has 4 moves"),
+                absl::string_view::npos)
+          << *status;
+    }
+  }
+  AdjudicateRequestView view;
+  const std::string unordered = three + Field(3, "g7-f7") + Field(2, "");
+  ASSERT_TRUE(ReadAdjudicateRequest(unordered, &view));
+  v1::AdjudicateResponse response;
+  EXPECT_EQ(core.AdjudicateView(variant, view, &response), std::nullopt);
 }
 
 }  // namespace
