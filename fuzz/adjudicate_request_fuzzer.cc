@@ -47,11 +47,8 @@ void CheckInPlaceRead(absl::string_view bytes,
       view.variant.data(), static_cast<int>(view.variant.size()));
   const int move_count = service::CountMoves(view);
   const std::vector<absl::string_view> moves = service::MovesOf(view);
-  // Every field after the first move a move, every move ASCII.
-  bool moves_read = move_count >= 0;
-  for (absl::string_view move : moves) {
-    moves_read = moves_read && service::IsAscii(move);
-  }
+  // Every field after the first move a move of ASCII.
+  const bool moves_read = service::MovesReadInPlace(view);
   v1::AdjudicateRequest parsed;
   const bool parses =
       parsed.ParseFromArray(bytes.data(), static_cast<int>(size));

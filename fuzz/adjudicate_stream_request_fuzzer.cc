@@ -25,16 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::string_view id;
   service::AdjudicateRequestView view;
-  // Read in place, every field after the first move a move, every move
-  // ASCII.
-  bool moves_read = service::ReadAdjudicateStreamRequest(bytes, &id, &view) &&
-                    service::CountMoves(view) >= 0;
-  if (moves_read) {
-    for (absl::string_view move : service::MovesOf(view)) {
-      moves_read = moves_read && service::IsAscii(move);
-    }
-  }
-  if (moves_read) {
+  // Read in place, every field after the first move a move of ASCII.
+  if (service::ReadAdjudicateStreamRequest(bytes, &id, &view) &&
+      service::MovesReadInPlace(view)) {
     const std::vector<absl::string_view> moves = service::MovesOf(view);
     v1::Variant variant;
     const bool variant_parses = variant.ParseFromArray(

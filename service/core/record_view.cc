@@ -134,6 +134,14 @@ int CountMoves(const AdjudicateRequestView& view) {
   return reader.left_to_parser() ? -1 : count;
 }
 
+bool MovesReadInPlace(const AdjudicateRequestView& view) {
+  ViewMoveReader reader(view);
+  for (absl::string_view move; reader.Next(&move);) {
+    if (!IsAscii(move)) return false;
+  }
+  return !reader.left_to_parser();
+}
+
 std::vector<absl::string_view> MovesOf(const AdjudicateRequestView& view) {
   std::vector<absl::string_view> moves;
   ViewMoveReader reader(view);

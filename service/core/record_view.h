@@ -65,6 +65,11 @@ bool IsAscii(absl::string_view text);
 // ViewMoveReader).
 int CountMoves(const AdjudicateRequestView& view);
 
+// Whether the view holds the request's moves exactly: every field of its
+// move_fields a move, every move ASCII (what a replay that read them all
+// has found when its ViewMoveReader is not left_to_parser).
+bool MovesReadInPlace(const AdjudicateRequestView& view);
+
 // The moves of a view, in order, when CountMoves(view) >= 0 (for tests and
 // the fuzzers).
 std::vector<absl::string_view> MovesOf(const AdjudicateRequestView& view);

@@ -237,7 +237,6 @@ std::optional<absl::Status> RulesCore::AdjudicateView(
     move_count = CountMoves(record);
     if (move_count < 0) return std::nullopt;
   }
-  bool left_to_parser = false;
   absl::Status status = AdjudicateMoves(
       variant, record.start_position, move_count,
       [&](const Variant& board,
@@ -246,22 +245,15 @@ std::optional<absl::Status> RulesCore::AdjudicateView(
         absl::StatusOr<GameRecordResult> result =
             ReplayRecord(board, start, reader, checkpoint);
         if (reader.left_to_parser()) {
-          left_to_parser = true;
           return absl::AbortedError("not read in place");
         }
         return result;
       },
       response);
-  if (left_to_parser) return std::nullopt;
-  // The replay read every field after the first move, each a move of
-  // ASCII, unless an error came first: the answer is the view's only when
-  // all are.
-  if (!status.ok()) {
-    if (CountMoves(record) < 0) return std::nullopt;
-    for (absl::string_view move : MovesOf(record)) {
-      if (!IsAscii(move)) return std::nullopt;
-    }
-  }
+  // An answer from a replay that read every field after the first move,
+  // each a move of ASCII, is the view's; any other (an error before the
+  // replay read them all, or the abort above) only when they all are.
+  if (!status.ok() && !MovesReadInPlace(record)) return std::nullopt;
   return status;
 }
 
