@@ -58,6 +58,10 @@ stage "clients" bash scripts/clients-test.sh "$BUILD_DIR/service/halma_server"
 stage "playground (chromium)" bash tests/playground/test.sh \
   "$BUILD_DIR/service/halma_server" "$BUILD_DIR/playground-screenshots"
 stage "service bench smoke" bash bench/service/run.sh "$BUILD_DIR" --smoke
+# The rounds (--rounds): each round's stream and unary runs paired, their
+# median reported (a few seconds).
+stage "service bench rounds smoke" bash bench/service/run.sh "$BUILD_DIR" \
+  --smoke --rounds 2 --scenarios 'adjudicate*' --concurrency 16
 # The same requests over the Connect protocol (JSON and protobuf) beside
 # gRPC, answers checked, no timing asserted.
 stage "http bench smoke" bash bench/service/run.sh "$BUILD_DIR" --http --smoke

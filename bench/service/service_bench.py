@@ -101,8 +101,14 @@ def parse_args(argv):
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds one h2load process may take (default "
                          "%(default)s)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run each concurrency's sequence this many times "
+                         "in a row; the stream tables give each round's "
+                         "ratio and their median (default %(default)s)")
     ap.add_argument("--json", metavar="FILE", help="write the report here")
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error("--rounds: expected a number of at least 1")
     if args.calls is None:
         args.calls = SMOKE_CALLS if args.smoke else 20000
     try:
@@ -641,8 +647,9 @@ def ratio(value, floors, key):
 
 
 def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
-                      workdir, runs):
-    """floor, A, floor, B, floor ... at one concurrency; returns the rows."""
+                      workdir, runs, round_number=1):
+    """floor, A, floor, B, floor ... at one concurrency; returns the rows,
+    each marked with `round_number`."""
     def run(s, role):
         calls, distinct = args.calls, args.distinct
         if s.get("stream"):
@@ -650,6 +657,7 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
         r = run_scenario(h2load, server, s, concurrency, calls, distinct,
                          workdir)
         r["role"] = role
+        r["round"] = round_number
         runs.append(r)
         line = "C=%d %-32s %8.0f calls/s  p99 %6.2f ms  cpu %6.1f us/call" % (
             concurrency, s["name"], r["calls_per_s"], r["p99_ms"],
@@ -662,7 +670,7 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
 
     compared = {s.get("compare_with") for s in scenarios}
 
-    if not args.smoke:
+    if not args.smoke and round_number == 1:
         run(floor, "warm-up")
     floors = [run(floor, "floor")]
     rows = []
@@ -678,6 +686,8 @@ def bench_concurrency(h2load, server, floor, scenarios, concurrency, args,
                                    "cpu_us_per_call")
         rows.append(row)
     rows.insert(0, floor_row(floors, concurrency))
+    for row in rows:
+        row["round"] = round_number
     return rows
 
 
@@ -699,7 +709,8 @@ def stream_vs_unary(rows):
     out = []
     for r in rows:
         unary = [u for u in rows if u["scenario"] == r.get("compare_with")
-                 and u["concurrency"] == r["concurrency"]]
+                 and u["concurrency"] == r["concurrency"]
+                 and u.get("round") == r.get("round")]
         if not unary:
             continue
         u = unary[0]
@@ -708,7 +719,7 @@ def stream_vs_unary(rows):
                 else None)
         out.append({
             "kind": r["scenario"].split("/", 1)[-1],
-            "concurrency": r["concurrency"],
+            "concurrency": r["concurrency"], "round": r.get("round", 1),
             "unary": u["scenario"], "stream": r["scenario"],
             "records_per_call": r["records_per_call"],
             "unary_records_per_s": u["records_per_s"],
@@ -725,6 +736,39 @@ def stream_vs_unary(rows):
             "stream_server_cpus_busy": r["server_cpus_busy"],
             "unary_p99_ms": u["p99_ms"], "stream_p99_ms": r["p99_ms"],
         })
+    return out
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def stream_rounds(comparisons):
+    """Per stream scenario and concurrency over the rounds: the median of
+    the rounds' ratios of records per core and its range. Each ratio pairs
+    two runs of one round, minutes apart at most, so a slow spell of a
+    shared machine moves both; the median of the rounds is the verdict."""
+    out = []
+    keys = []
+    for c in comparisons:
+        if (c["kind"], c["concurrency"]) not in keys:
+            keys.append((c["kind"], c["concurrency"]))
+    for kind, concurrency in keys:
+        ratios = [c["records_per_core_ratio"] for c in comparisons
+                  if c["kind"] == kind and c["concurrency"] == concurrency
+                  and c["records_per_core_ratio"] is not None]
+        if not ratios:
+            continue
+        mid = median(ratios)
+        out.append({"kind": kind, "concurrency": concurrency,
+                    "rounds": len(ratios), "ratios": ratios,
+                    "median": mid, "min": min(ratios), "max": max(ratios),
+                    "target": STREAM_TARGET,
+                    "target_met": mid >= STREAM_TARGET})
     return out
 
 
@@ -806,9 +850,12 @@ def print_header(report):
         v["server"], v["flood_fill"],
         ", behind " + v["nghttpx"] if "nghttpx" in v else ", gRPC direct",
         v["h2load"], v["grpcio"]))
-    print("settings: %d calls per run, concurrency %s, h2load -m 1, up to "
-          "%d distinct requests per scenario, %s; server %s" % (
-              s["calls"], ",".join(map(str, s["concurrency"])), s["distinct"],
+    print("settings: %d calls per run, concurrency %s%s, h2load -m 1, up "
+          "to %d distinct requests per scenario, %s; server %s" % (
+              s["calls"], ",".join(map(str, s["concurrency"])),
+              "" if s.get("rounds", 1) == 1 else
+              ", %d rounds of the sequence at each" % s["rounds"],
+              s["distinct"],
               "smoke (no warm-up)" if s["smoke"] else
               "one unreported warm-up run of the floor per concurrency",
               "pinned to CPU %s, h2load on CPU %s" % (
@@ -826,7 +873,14 @@ def print_header(report):
     print()
 
 
-def print_table(rows):
+def labelled(row, rounds):
+    """The scenario's name, with its round when there are several."""
+    if rounds == 1:
+        return row["scenario"]
+    return "%s, round %d" % (row["scenario"], row["round"])
+
+
+def print_table(rows, rounds=1):
     print("| scenario | C | calls/s | x floor | p50 ms | p90 ms | p99 ms | "
           "p99 x floor | CPU us/call | CPU x floor | server busy | "
           "h2load busy | RSS MiB |")
@@ -834,7 +888,7 @@ def print_table(rows):
     for r in rows:
         print("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %.0f%% "
               "| %.0f%% | %s |" % (
-            r["scenario"], r["concurrency"], r["calls_per_s"],
+            labelled(r, rounds), r["concurrency"], r["calls_per_s"],
             fmt(r["calls_per_s_x_floor"], 2), fmt(r["p50_ms"], 3),
             fmt(r["p90_ms"], 3), fmt(r["p99_ms"], 3),
             fmt(r["p99_x_floor"], 2), fmt(r["cpu_us_per_call"], 1),
@@ -842,11 +896,12 @@ def print_table(rows):
             100 * r["h2load_cpus_busy"], fmt(r["rss_mib"], 1)))
 
 
-def print_stream_table(comparisons):
+def print_stream_table(comparisons, rounds=1):
     """AdjudicateStream against unary Adjudicate, records per server core."""
     if not comparisons:
         return
-    print("## AdjudicateStream vs Adjudicate (the same records, this run)")
+    print("## AdjudicateStream vs Adjudicate (the same records, %s)" % (
+        "this run" if rounds == 1 else "each round"))
     print()
     print("| records | C | K | unary records/s | stream records/s | x | "
           "unary CPU us/record | stream CPU us/record | unary records/s "
@@ -856,7 +911,9 @@ def print_stream_table(comparisons):
     for c in comparisons:
         print("| %s | %d | %d | %.0f | %.0f | %.2f | %.1f | %.1f | %.0f | "
               "%.0f | %s | %s |" % (
-                  c["kind"], c["concurrency"], c["records_per_call"],
+                  c["kind"] if rounds == 1
+                  else "%s, round %d" % (c["kind"], c["round"]),
+                  c["concurrency"], c["records_per_call"],
                   c["unary_records_per_s"], c["stream_records_per_s"],
                   c["records_per_s_ratio"], c["unary_cpu_us_per_record"],
                   c["stream_cpu_us_per_record"],
@@ -867,13 +924,34 @@ def print_stream_table(comparisons):
     print()
 
 
+def print_stream_rounds(summary, rounds):
+    """The rounds' ratios per stream scenario and concurrency, and their
+    median, which says whether the target is met."""
+    if rounds == 1 or not summary:
+        return
+    print("## AdjudicateStream vs Adjudicate over %d rounds (records per "
+          "core, stream over unary)" % rounds)
+    print()
+    print("| records | C | each round | median | range | target %.1fx |"
+          % STREAM_TARGET)
+    print("|---|---:|---|---:|---|---|")
+    for s in summary:
+        print("| %s | %d | %s | %.2f | %.2f..%.2f | %s |" % (
+            s["kind"], s["concurrency"],
+            ", ".join("%.2f" % r for r in s["ratios"]), s["median"],
+            s["min"], s["max"],
+            "met (median)" if s["target_met"] else "NOT met (median)"))
+    print()
+
+
 def print_footer(report, rows):
     for c in report["settings"]["concurrency"]:
         floor = [r for r in rows if r["concurrency"] == c
                  and r["role"] == "floor"]
         if floor:
             print("floor at C=%d: %.0f to %.0f calls/s over its runs" % (
-                c, floor[0]["calls_per_s_min"], floor[0]["calls_per_s_max"]))
+                c, min(f["calls_per_s_min"] for f in floor),
+                max(f["calls_per_s_max"] for f in floor)))
     print("server RSS: %.1f MiB before the benchmark, %.1f MiB after; "
           "%d h2load runs in %.0f s; load average %.2f %.2f %.2f at the end"
           % (report["rss_before_mib"], report["rss_after_mib"],
@@ -909,6 +987,7 @@ def run(args):
         check_answers(server.target, [floor] + scenarios)
         report["settings"] = {
             "calls": args.calls, "concurrency": args.concurrency,
+            "rounds": args.rounds,
             "distinct": args.distinct,
             "smoke": args.smoke, "front_proxy": args.front_proxy,
             "server_cpus": sorted(split[0]) if split else None,
@@ -922,14 +1001,18 @@ def run(args):
         rows, runs = [], []
         with tempfile.TemporaryDirectory(prefix="service_bench.") as work:
             for c in args.concurrency:
-                rows += bench_concurrency(h2load, server, floor, scenarios, c,
-                                          args, work, runs)
+                for k in range(1, args.rounds + 1):
+                    rows += bench_concurrency(h2load, server, floor,
+                                              scenarios, c, args, work, runs,
+                                              k)
         report["rss_after_mib"] = server.rss_mib()
     finally:
         h2load.kill_all()
         code = server.stop()
+    comparisons = stream_vs_unary(rows)
     report.update(rows=rows, runs=runs, server_exit=code,
-                  stream_vs_unary=stream_vs_unary(rows),
+                  stream_vs_unary=comparisons,
+                  stream_rounds=stream_rounds(comparisons),
                   h2load_runs=sum(r["h2load_runs"] for r in runs),
                   seconds=time.monotonic() - t0,
                   load_average_end=os.getloadavg())
@@ -953,9 +1036,11 @@ def main(argv):
             % report["server_exit"])
         return 1
     print_header(report)
-    print_table(report["rows"])
+    rounds = report["settings"]["rounds"]
+    print_table(report["rows"], rounds)
     print()
-    print_stream_table(report["stream_vs_unary"])
+    print_stream_table(report["stream_vs_unary"], rounds)
+    print_stream_rounds(report["stream_rounds"], rounds)
     print_footer(report, report["rows"])
     if args.json:
         with open(args.json, "w") as f:
