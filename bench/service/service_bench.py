@@ -750,7 +750,7 @@ def median(values):
 def stream_rounds(comparisons):
     """Per stream scenario and concurrency over the rounds: the median of
     the rounds' ratios of records per core and its range. Each ratio pairs
-    two runs of one round, minutes apart at most, so a slow spell of a
+    two runs of one round, seconds apart, so a slow spell of a
     shared machine moves both; the median of the rounds is the verdict."""
     out = []
     keys = []
