@@ -202,7 +202,9 @@ class AdjudicateStreamReactor final
     bool write = false;
     bool answer = false;  // BeginRecord on current_.
     bool finish = false;
-    bool set_flush_alarm = false;
+    // The flush alarm to set (made under mu_; read here, not through
+    // flush_alarm_, which a later NextActionsLocked may replace).
+    grpc::Alarm* set_flush_alarm = nullptr;
     grpc::Status status;
   };
 
@@ -364,7 +366,7 @@ class AdjudicateStreamReactor final
       flush_alarm_set_ = true;
       // A new alarm each time, as in Resume.
       flush_alarm_ = std::make_unique<grpc::Alarm>();
-      actions.set_flush_alarm = true;
+      actions.set_flush_alarm = flush_alarm_.get();
     }
     if (!writing_ && has_pending_ && !broken_ && !hold_back) {
       TakeBuffer(&pending_, &response_);
@@ -459,10 +461,11 @@ class AdjudicateStreamReactor final
       if (actions.read) StartRead(&reading_);
       // After Finish the reactor may be gone: nothing follows it here.
       if (actions.finish) Finish(actions.status);
-      if (actions.set_flush_alarm) {
+      if (actions.set_flush_alarm != nullptr) {
         GrpcHandOver();
-        flush_alarm_->Set(std::chrono::system_clock::now() + kFlushDelay,
-                          [this](bool /*fired*/) { OnFlushAlarm(); });
+        actions.set_flush_alarm->Set(
+            std::chrono::system_clock::now() + kFlushDelay,
+            [this](bool /*fired*/) { OnFlushAlarm(); });
       }
       if (!actions.answer) return;
       std::optional<Actions> next = BeginRecord();
