@@ -36,6 +36,7 @@ import re
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -739,31 +740,20 @@ def stream_vs_unary(rows):
     return out
 
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def stream_rounds(comparisons):
     """Per stream scenario and concurrency over the rounds: the median of
     the rounds' ratios of records per core and its range. Each ratio pairs
     two runs of one round, seconds apart, so a slow spell of a
     shared machine moves both; the median of the rounds is the verdict."""
     out = []
-    keys = []
-    for c in comparisons:
-        if (c["kind"], c["concurrency"]) not in keys:
-            keys.append((c["kind"], c["concurrency"]))
+    keys = dict.fromkeys((c["kind"], c["concurrency"]) for c in comparisons)
     for kind, concurrency in keys:
         ratios = [c["records_per_core_ratio"] for c in comparisons
                   if c["kind"] == kind and c["concurrency"] == concurrency
                   and c["records_per_core_ratio"] is not None]
         if not ratios:
             continue
-        mid = median(ratios)
+        mid = statistics.median(ratios)
         out.append({"kind": kind, "concurrency": concurrency,
                     "rounds": len(ratios), "ratios": ratios,
                     "median": mid, "min": min(ratios), "max": max(ratios),
