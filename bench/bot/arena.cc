@@ -415,6 +415,20 @@ int Main(int argc, char** argv) {
   }
   bot::EvalTables tables;
   bot::BuildEvalTables(*variant, bot::EvalWeights(), &tables);
+  // Opened before the first game, so that a path that cannot be written
+  // (a directory, a missing folder) stops the run now, not after hours of
+  // play whose records would be lost.
+  std::ofstream records_out;
+  if (!flags.records.empty()) {
+    records_out.open(flags.records, std::ios::binary | std::ios::trunc);
+    if (!records_out) {
+      std::cerr << "halma_arena: --records \""
+                << flags.records.substr(0, 200)
+                << "\": cannot be opened for writing; expected the path of a "
+                   "file to write the games' records to\n";
+      return 2;
+    }
+  }
 
   std::vector<GameResult> results(flags.games);
   std::atomic<int> next{0};
@@ -492,9 +506,9 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (!flags.records.empty()) {
-    std::ofstream out(flags.records, std::ios::binary);
-    out << text;
-    if (!out) {
+    records_out << text;
+    records_out.flush();
+    if (!records_out) {
       std::cerr << "halma_arena: cannot write " << flags.records << "\n";
       return 1;
     }

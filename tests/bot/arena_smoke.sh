@@ -59,4 +59,17 @@ if ! awk -v s="$score" 'BEGIN { exit !(s >= 0.65) }'; then
     "least 0.65" >&2
   exit 1
 fi
+# A --records path that cannot be written stops the arena before its
+# first game (no game's progress line), naming the flag.
+if "$arena" --variant brainking-8x8 --a greedy --b greedy --games 2 \
+  --jobs 1 --seed 7 --records "$work" >"$work/bad.out" 2>"$work/bad.err"; then
+  echo "arena_smoke: --records with a directory was accepted" >&2
+  exit 1
+fi
+if grep -q '/2 games' "$work/bad.err" || ! grep -q -- '--records' "$work/bad.err"; then
+  echo "arena_smoke: --records with a directory: expected an error naming" \
+    "the flag before any game, got:" >&2
+  cat "$work/bad.err" >&2
+  exit 1
+fi
 echo "arena_smoke: passed"
