@@ -422,8 +422,7 @@ int Main(int argc, char** argv) {
   if (!flags.records.empty()) {
     records_out.open(flags.records, std::ios::binary | std::ios::trunc);
     if (!records_out) {
-      std::cerr << "halma_arena: --records \""
-                << flags.records.substr(0, 200)
+      std::cerr << "halma_arena: --records \"" << flags.records.substr(0, 200)
                 << "\": cannot be opened for writing; expected the path of a "
                    "file to write the games' records to\n";
       return 2;
