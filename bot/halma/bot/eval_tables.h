@@ -18,14 +18,11 @@ struct EvalWeights {
   // Extra cost of a piece left behind: straggler * (V - V0)^2 / 16 for a
   // piece at distance V outside the target camp, V0 the distance of the
   // camp's first outer ring. Convex, so that the last pieces move up.
-  int straggler = 6;
+  int straggler = 3;
   // Cost per square of sideways distance from the board's main diagonal
   // outside the target camp: pieces on the diagonal have more jump lanes
-  // and the camps are centred on it. The middle game's strength hangs on
-  // it: at equal nodes against distance-ab on brainking-10x10, 0 scored
-  // 71.5 %, 2 scored 77.5 %, 4 (with straggler 6) 83.5 % (200 games
-  // each at 200,000 nodes; docs/bot.md, "The evaluation's weights").
-  int lateral = 4;
+  // and the camps are centred on it.
+  int lateral = 2;
   // A piece still in its home camp after the grace (a share of the board
   // size, in its seat's moves) costs home_per_move per move since, for
   // each king step it still needs to get out of the camp (the Ludii
