@@ -504,11 +504,13 @@ int Main(int argc, char** argv) {
     std::cerr << "halma_arena: an agent could not be built\n";
     return 1;
   }
-  if (!flags.records.empty()) {
+  if (records_out.is_open()) {
     records_out << text;
     records_out.flush();
     if (!records_out) {
-      std::cerr << "halma_arena: cannot write " << flags.records << "\n";
+      std::cerr << "halma_arena: --records \"" << flags.records.substr(0, 200)
+                << "\": the games' records could not be written (a full "
+                   "disk?)\n";
       return 1;
     }
   }

@@ -72,4 +72,21 @@ if grep -q '/2 games' "$work/bad.err" || ! grep -q -- '--records' "$work/bad.err
   cat "$work/bad.err" >&2
   exit 1
 fi
+# A records file that opens but cannot take the records (a full disk:
+# /dev/full) fails the run after the games, naming the flag.
+if [ -w /dev/full ]; then
+  if "$arena" --variant brainking-8x8 --a greedy --b greedy --games 2 \
+    --jobs 1 --seed 7 --records /dev/full >"$work/full.out" \
+    2>"$work/full.err"; then
+    echo "arena_smoke: --records /dev/full: the failed write was not" \
+      "reported" >&2
+    exit 1
+  fi
+  if ! grep -q -- '--records "/dev/full"' "$work/full.err"; then
+    echo "arena_smoke: --records /dev/full: expected an error naming the" \
+      "flag, got:" >&2
+    cat "$work/full.err" >&2
+    exit 1
+  fi
+fi
 echo "arena_smoke: passed"
