@@ -189,7 +189,11 @@ TEST(SearchTest, LevelsAreDeterministicAndLegal) {
       options.seed = 1000 + i;
       absl::StatusOr<SearchResult> a =
           Suggest(variant, positions[i], options, &workspace);
-      absl::StatusOr<SearchResult> b = Suggest(variant, positions[i], options);
+      // A fresh workspace of the same table size (answers depend on it:
+      // docs/bot.md, "Determinism").
+      SearchWorkspace fresh(workspace.table_bits());
+      absl::StatusOr<SearchResult> b =
+          Suggest(variant, positions[i], options, &fresh);
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_PRED2(SameResult, *a, *b) << "level " << level;
       ExpectLegal(variant, positions[i], a->move(), "level");

@@ -208,10 +208,14 @@ class SearchWorkspace::Impl {
   std::int32_t Search(int depth, std::int32_t alpha, std::int32_t beta,
                       int ply);
   // Plies less for the `index`-th move (0 first) of a node `depth` plies
-  // above the leaves.
+  // above the leaves. Always two, one move of each side: the evaluation
+  // has no term for the side to move, so a line cut one ply short ends
+  // with one side a move ahead (worth a few squares in a race), and the
+  // search would cut the opponent's late moves for a tempo the root does
+  // not have (docs/bot.md, "How it plays").
   static int LateMoveReduction(int depth, int index) {
-    if (depth < 3 || index < kLateMoveFull) return 0;
-    return depth >= 5 && index >= 3 * kLateMoveFull ? 2 : 1;
+    if (depth < 4 || index < kLateMoveFull) return 0;
+    return 2;
   }
   void Poll();
   bool OutOfNodes() {
