@@ -212,7 +212,7 @@ class SearchWorkspace::Impl {
   // has no term for the side to move, so a line cut one ply short ends
   // with one side a move ahead (worth a few squares in a race), and the
   // search would cut the opponent's late moves for a tempo the root does
-  // not have (docs/bot.md, "How it plays").
+  // not have (docs/bot.md, "Late move reductions keep the tempo").
   static int LateMoveReduction(int depth, int index) {
     if (depth < 4 || index < kLateMoveFull) return 0;
     return 2;
