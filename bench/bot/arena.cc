@@ -393,6 +393,12 @@ absl::Status ParseFlags(int argc, char** argv, Flags* flags) {
   return absl::OkStatus();
 }
 
+// How an error about the records file starts: the flag and its path, cut
+// short (a path is the user's text, and may be long).
+std::string RecordsFlagInError(const std::string& path) {
+  return absl::StrCat("halma_arena: --records \"", path.substr(0, 200), "\"");
+}
+
 int Main(int argc, char** argv) {
   Flags flags;
   if (absl::Status s = ParseFlags(argc, argv, &flags); !s.ok()) {
@@ -422,8 +428,8 @@ int Main(int argc, char** argv) {
   if (!flags.records.empty()) {
     records_out.open(flags.records, std::ios::binary | std::ios::trunc);
     if (!records_out) {
-      std::cerr << "halma_arena: --records \"" << flags.records.substr(0, 200)
-                << "\": cannot be opened for writing; expected the path of a "
+      std::cerr << RecordsFlagInError(flags.records)
+                << ": cannot be opened for writing; expected the path of a "
                    "file to write the games' records to\n";
       return 2;
     }
@@ -508,8 +514,8 @@ int Main(int argc, char** argv) {
     records_out << text;
     records_out.flush();
     if (!records_out) {
-      std::cerr << "halma_arena: --records \"" << flags.records.substr(0, 200)
-                << "\": the games' records could not be written (a full "
+      std::cerr << RecordsFlagInError(flags.records)
+                << ": the games' records could not be written (a full "
                    "disk?)\n";
       return 1;
     }
