@@ -393,6 +393,113 @@ TEST(SearchTest, TheBotLeavesAStragglerInItsCampAWayOut) {
   }
 }
 
+// The position after `move` (origin and destination) of the side to move.
+Position After(const Variant& variant, const Position& position, Square origin,
+               Square destination) {
+  MoveText text;
+  text.squares = {origin, destination};
+  return ApplyMove(variant, position, text);
+}
+
+// Whether the side to move in `position` ends the game as its only winner
+// with one of its moves, by the engine's moves and status.
+bool WinsAtOnce(const Variant& variant, const Position& position) {
+  const Seat mover = position.to_move;
+  auto list = std::make_unique<MoveList>();
+  GenerateLegalMoves(variant, position, mover, list.get());
+  for (const LegalMove& m : *list) {
+    const GameStatus status = EvaluateStatus(
+        variant, After(variant, position, m.origin, m.destination));
+    if (status.over && status.winners.Has(mover) &&
+        status.winners.Count() == 1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `move` of the side to move wins by its second move whatever the
+// opponent (two players) replies.
+bool WinsByTheSecondMove(const Variant& variant, const Position& position,
+                         const BotMove& move) {
+  const Position after =
+      After(variant, position, move.origin, move.destination);
+  if (EvaluateStatus(variant, after).over) return false;
+  auto replies = std::make_unique<MoveList>();
+  GenerateLegalMoves(variant, after, after.to_move, replies.get());
+  if (replies->size == 0) return false;
+  for (const LegalMove& r : *replies) {
+    if (!WinsAtOnce(variant, After(variant, after, r.origin, r.destination))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// classic-16x16, game 57 of the equal-nodes match against distance-ab
+// (docs/bot.md, "The equal-nodes match") after 222 plies: w has 18 of its
+// 19 pieces in its target and its last one on l11; b's last piece has
+// just stepped out of n13, w's one hole, to m13, and steps back in
+// whenever w could fill the hole next. Before the fix the search's beam
+// left b's step back out of the replies it searched, and level 8 claimed
+// l11-m12 won "in 1 move" (b answered m13-n13); for 1,800 plies the game
+// went on so.
+constexpr char kBlockedHole[] =
+    "11wwwww/11wwwww/12wwww/12b1ww/14ww/11w4/16/16/16/16/16/b15/bbb13/"
+    "bbbb12/bbbbb11/bbbbb11 w 111,111";
+
+TEST(SearchTest, AWinIsClaimedOnlyWhereNoReplyStopsIt) {
+  const Variant v = Preset("classic-16x16");
+  const Position p = Parse(kBlockedHole, v);
+  ASSERT_FALSE(WinsAtOnce(v, p));
+  // The claim the search used to make is false: b steps back in.
+  BotMove l11_m12;
+  l11_m12.origin = MakeSquare(11, 10);
+  l11_m12.destination = MakeSquare(12, 11);
+  ASSERT_FALSE(WinsByTheSecondMove(v, p, l11_m12));
+  for (const int level : {5, 6, 7, kTopLevel}) {
+    SearchOptions options;
+    options.level = level;
+    options.candidates = 8;
+    absl::StatusOr<SearchResult> r = Suggest(v, p, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (int i = 0; i < r->candidate_count; ++i) {
+      const Suggestion& s = r->candidates[i];
+      if (s.score.kind != ScoreKind::kWin || s.score.moves > 2) continue;
+      // A win claimed on the first or the second move holds against every
+      // reply (the engine's moves, one by one).
+      EXPECT_EQ(s.score.moves, 2) << "level " << level << ": " << Describe(*r);
+      EXPECT_TRUE(WinsByTheSecondMove(v, p, s.move))
+          << "level " << level << ": " << Describe(*r);
+    }
+  }
+}
+
+TEST(SearchTest, AWinSeenAtTheLeavesCountsItsMoves) {
+  // The position above with b's last piece far away (h8): w wins by its
+  // second move whatever b does (l11-m12, then m12-n13), and not by its
+  // first. A win found one ply above the leaves used to be valued as one
+  // on the root's own move: "win in 1 move".
+  const Variant v = Preset("classic-16x16");
+  const Position p = Parse(
+      "11wwwww/11wwwww/12wwww/14ww/14ww/11w4/16/16/7b8/16/16/b15/bbb13/"
+      "bbbb12/bbbbb11/bbbbb11 w 111,111",
+      v);
+  ASSERT_FALSE(WinsAtOnce(v, p));
+  for (const int level : {5, 6, 7, kTopLevel}) {
+    SearchOptions options;
+    options.level = level;
+    absl::StatusOr<SearchResult> r = Suggest(v, p, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->move().score.kind, ScoreKind::kWin)
+        << "level " << level << ": " << Describe(*r);
+    EXPECT_EQ(r->move().score.moves, 2)
+        << "level " << level << ": " << Describe(*r);
+    EXPECT_TRUE(WinsByTheSecondMove(v, p, r->move().move))
+        << "level " << level << ": " << Describe(*r);
+  }
+}
+
 TEST(SearchTest, TheCheckpointStopsTheSearch) {
   const Variant variant = Preset("classic-16x16");
   const Position p = Playouts(variant, 1, 60, 4).back();

@@ -80,8 +80,15 @@ constexpr int kLateMoveFull = 4;
 
 // The widest beam below the root.
 constexpr int kMaxBeam = 64;
-// Entries of a ply's move list: the beam, the table move, two killers.
-constexpr int kPlyListSize = kMaxBeam + 4;
+// With at most this many of the root's pieces outside its target (the
+// top level's 12 plies hold 6 of its moves), an opponent's node keeps
+// its blocks beyond the beam (Collect).
+constexpr int kBlockWatchPieces = 6;
+// The most blocks a node keeps beyond the beam, best first.
+constexpr int kMaxBlocks = 16;
+// Entries of a ply's move list: the beam, the table move, two killers,
+// the blocks and a move that keeps every blocker in place per seat.
+constexpr int kPlyListSize = kMaxBeam + 4 + kMaxBlocks + kMaxSeats;
 
 // How often the checkpoint and the clock are consulted.
 constexpr std::int64_t kPollExpansions = kCheckpointExpansions;
@@ -198,9 +205,11 @@ class SearchWorkspace::Impl {
   std::int32_t BestGain(const Mover& m, const Bitboard& touch,
                         std::int64_t enough, std::int64_t* count,
                         Special&& special);
+  // The value of a node one ply above the leaves, `ply` plies below the
+  // root (a game its children end is valued at their ply: TerminalValue).
   std::int32_t BulkValue(bool max_node, std::int32_t alpha, std::int32_t beta,
-                         bool* any_move);
-  std::int32_t CarefulLeafValue(bool max_node, bool* any_move);
+                         int ply, bool* any_move);
+  std::int32_t CarefulLeafValue(bool max_node, int ply, bool* any_move);
   int Collect(bool max_node, int ply, const TableEntry* entry,
               ScoredMove* list);
 
@@ -721,7 +730,7 @@ inline std::int64_t HalfUp(std::int64_t a) { return (a + 1) >> 1; }
 // window (alpha, beta)), except for moves that may change a blockade
 // (Blockades' touch squares), which are played and evaluated.
 std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, std::int32_t alpha,
-                                              std::int32_t beta,
+                                              std::int32_t beta, int ply,
                                               bool* any_move) {
   Bitboard touch;
   const std::int32_t blockade = kBlockadePenalty * Blockades(&touch);
@@ -733,9 +742,9 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, std::int32_t alpha,
         max_node ? (state_.Play(move), 1) : PlayRound(seat, move);
     std::int32_t v;
     if (state_.over()) {
-      v = TerminalValue(state_.status(), 1);
+      v = TerminalValue(state_.status(), ply + 1);
     } else if (RootLost()) {
-      v = -(kWin - 1);
+      v = -(kWin - ply - 1);
     } else {
       v = Evaluate();
     }
@@ -803,7 +812,7 @@ std::int32_t SearchWorkspace::Impl::BulkValue(bool max_node, std::int32_t alpha,
 
 // The same by playing every child: near the end of a game, where a move
 // may finish, break the home-exit rule or reach the move cap.
-std::int32_t SearchWorkspace::Impl::CarefulLeafValue(bool max_node,
+std::int32_t SearchWorkspace::Impl::CarefulLeafValue(bool max_node, int ply,
                                                      bool* any_move) {
   // Collect first: playing a move asks the engine for the status, which
   // must not run while this node's move set is being read.
@@ -833,9 +842,9 @@ std::int32_t SearchWorkspace::Impl::CarefulLeafValue(bool max_node,
       }
       std::int32_t v;
       if (state_.over()) {
-        v = TerminalValue(state_.status(), 1);
+        v = TerminalValue(state_.status(), ply + 1);
       } else if (RootLost()) {
-        v = -(kWin - 1);
+        v = -(kWin - ply - 1);
       } else {
         v = Evaluate();
       }
@@ -848,12 +857,29 @@ std::int32_t SearchWorkspace::Impl::CarefulLeafValue(bool max_node,
 }
 
 // The moves a node searches, best first: the table's move, the killers,
-// then the `beam_` best by static value.
+// then the `beam_` best by static value. Near the root's end (at most
+// kBlockWatchPieces of its pieces outside its target), an opponent's node
+// also keeps its blocks: moves onto a square of the root's target camp,
+// which an opponent's static value ranks low (they lose it distance) but
+// which can keep the root from ever finishing (the classic-16x16
+// equal-nodes games of docs/bot.md, "The equal-nodes match"); and, for
+// each opponent, its best move that leaves every piece it has in that
+// camp where it stands. Without them the search saw the root fill its
+// last hole against every reply it looked at, and claimed a win the
+// opponent stopped by stepping back in.
 int SearchWorkspace::Impl::Collect(bool max_node, int ply,
                                    const TableEntry* entry, ScoredMove* list) {
   ScoredMove top[kMaxBeam];
   int top_count = 0;
   const int beam = beam_;
+  const Bitboard& root_target = tables_.target[SeatIndex(root_)];
+  const bool watch_blocks =
+      !max_node &&
+      variant_->pieces_per_seat - state_.in_target(root_) <= kBlockWatchPieces;
+  ScoredMove blocks[kMaxBlocks];
+  int block_count = 0;
+  ScoredMove keepers[kMaxSeats];
+  bool have_keeper[kMaxSeats] = {};
   bool have_table_move = false;
   ScoredMove table_move;
   ScoredMove killer_moves[2];
@@ -912,7 +938,9 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
           special = 3;
         }
       }
-      if (special == 0 && top_count == beam &&
+      const bool block = watch_blocks && root_target.Test(to);
+      const bool keeper = watch_blocks && !root_target.Test(from);
+      if (special == 0 && !block && !keeper && top_count == beam &&
           partial + 0xFFFF < top[beam - 1].key) {
         return;
       }
@@ -931,6 +959,27 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
       if (special > 1) {
         have_killer[special - 2] = true;
         killer_moves[special - 2] = sm;
+        return;
+      }
+      if (keeper && (!have_keeper[i] || sm.key > keepers[i].key)) {
+        have_keeper[i] = true;
+        keepers[i] = sm;
+      }
+      if (block) {
+        // Kept beyond the beam, the best kMaxBlocks.
+        int b;
+        if (block_count < kMaxBlocks) {
+          b = block_count++;
+        } else if (sm.key > blocks[kMaxBlocks - 1].key) {
+          b = kMaxBlocks - 1;
+        } else {
+          return;
+        }
+        while (b > 0 && blocks[b - 1].key < sm.key) {
+          blocks[b] = blocks[b - 1];
+          --b;
+        }
+        blocks[b] = sm;
         return;
       }
       int j;
@@ -954,6 +1003,16 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
     if (have_killer[k]) list[count++] = killer_moves[k];
   }
   for (int i = 0; i < top_count; ++i) list[count++] = top[i];
+  for (int b = 0; b < block_count; ++b) list[count++] = blocks[b];
+  for (int i = 0; i < n; ++i) {
+    if (!have_keeper[i]) continue;
+    bool kept = false;
+    for (int k = 0; k < count && !kept; ++k) {
+      kept = list[k].seat == seats[i] &&
+             !root_target.Test(list[k].move.origin);
+    }
+    if (!kept) list[count++] = keepers[i];
+  }
   return count;
 }
 
@@ -997,8 +1056,9 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
   if (depth == 1) {
     bool any_move = false;
     const std::int32_t v = Careful(max_node)
-                               ? CarefulLeafValue(max_node, &any_move)
-                               : BulkValue(max_node, alpha, beta, &any_move);
+                               ? CarefulLeafValue(max_node, ply, &any_move)
+                               : BulkValue(max_node, alpha, beta, ply,
+                                           &any_move);
     if (any_move) return v;
     // No move: the status decides (everyone stuck) or the mover passes.
   }
