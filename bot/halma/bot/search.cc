@@ -856,6 +856,27 @@ std::int32_t SearchWorkspace::Impl::CarefulLeafValue(bool max_node, int ply,
   return best;
 }
 
+namespace {
+// Inserts `sm` into `list`, the `*count` best moves by key (largest first,
+// at most `capacity`), when it is among the best `capacity`.
+inline void KeepBest(const ScoredMove& sm, ScoredMove* list, int* count,
+                     int capacity) {
+  int j;
+  if (*count < capacity) {
+    j = (*count)++;
+  } else if (sm.key > list[capacity - 1].key) {
+    j = capacity - 1;
+  } else {
+    return;
+  }
+  while (j > 0 && list[j - 1].key < sm.key) {
+    list[j] = list[j - 1];
+    --j;
+  }
+  list[j] = sm;
+}
+}  // namespace
+
 // The moves a node searches, best first: the table's move, the killers,
 // then the `beam_` best by static value. Near the root's end (at most
 // kBlockWatchPieces of its pieces outside its target), an opponent's node
@@ -965,36 +986,12 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
         have_keeper[i] = true;
         keepers[i] = sm;
       }
+      // A block is kept beyond the beam (the best kMaxBlocks of them).
       if (block) {
-        // Kept beyond the beam, the best kMaxBlocks.
-        int b;
-        if (block_count < kMaxBlocks) {
-          b = block_count++;
-        } else if (sm.key > blocks[kMaxBlocks - 1].key) {
-          b = kMaxBlocks - 1;
-        } else {
-          return;
-        }
-        while (b > 0 && blocks[b - 1].key < sm.key) {
-          blocks[b] = blocks[b - 1];
-          --b;
-        }
-        blocks[b] = sm;
-        return;
-      }
-      int j;
-      if (top_count < beam) {
-        j = top_count++;
-      } else if (sm.key > top[beam - 1].key) {
-        j = beam - 1;
+        KeepBest(sm, blocks, &block_count, kMaxBlocks);
       } else {
-        return;
+        KeepBest(sm, top, &top_count, beam);
       }
-      while (j > 0 && top[j - 1].key < sm.key) {
-        top[j] = top[j - 1];
-        --j;
-      }
-      top[j] = sm;
     });
   }
   int count = 0;
@@ -1008,8 +1005,7 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
     if (!have_keeper[i]) continue;
     bool kept = false;
     for (int k = 0; k < count && !kept; ++k) {
-      kept = list[k].seat == seats[i] &&
-             !root_target.Test(list[k].move.origin);
+      kept = list[k].seat == seats[i] && !root_target.Test(list[k].move.origin);
     }
     if (!kept) list[count++] = keepers[i];
   }
@@ -1055,10 +1051,9 @@ std::int32_t SearchWorkspace::Impl::Search(int depth, std::int32_t alpha,
 
   if (depth == 1) {
     bool any_move = false;
-    const std::int32_t v = Careful(max_node)
-                               ? CarefulLeafValue(max_node, ply, &any_move)
-                               : BulkValue(max_node, alpha, beta, ply,
-                                           &any_move);
+    const std::int32_t v =
+        Careful(max_node) ? CarefulLeafValue(max_node, ply, &any_move)
+                          : BulkValue(max_node, alpha, beta, ply, &any_move);
     if (any_move) return v;
     // No move: the status decides (everyone stuck) or the mover passes.
   }
