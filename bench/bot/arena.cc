@@ -3,7 +3,7 @@
 //
 //   halma_arena --variant classic-16x16 --a level:8 --b greedy --games 200
 //               [--jobs 2] [--seed 1] [--turn-cap 2000] [--opening-plies 4]
-//               [--records games.txt] [--quiet]
+//               [--records games.txt] [--quiet] [--first-game 1]
 //
 // Two-player variants: games in pairs that share a seeded opening (the
 // first --opening-plies plies, random moves that lose no distance), A
@@ -12,7 +12,9 @@
 // and A takes each seat once. Every game's record (the record text format)
 // goes to --records, in game order, and is checked: it parses back and the
 // engine's replay of it gives the result the arena reports. Everything but
-// the time lines is the same for any --jobs.
+// the time lines is the same for any --jobs. --first-game N plays the games
+// numbered N to N + --games - 1 of the same run (the Game tag of a record),
+// so one game of a long match can be played again on its own.
 
 #include <time.h>
 
@@ -56,6 +58,7 @@ struct Flags {
   std::string a = "level:1";
   std::string b = "greedy";
   int games = 10;
+  int first_game = 1;  // As the records' Game tag counts, from 1.
   int jobs = 1;
   std::uint64_t seed = 1;
   int turn_cap = 2000;
@@ -358,6 +361,9 @@ absl::Status ParseFlags(int argc, char** argv, Flags* flags) {
     } else if (arg == "--games") {
       if (absl::Status s = integer(1, 100000, &n); !s.ok()) return s;
       flags->games = static_cast<int>(n);
+    } else if (arg == "--first-game") {
+      if (absl::Status s = integer(1, 100000, &n); !s.ok()) return s;
+      flags->first_game = static_cast<int>(n);
     } else if (arg == "--jobs") {
       if (absl::Status s = integer(1, 256, &n); !s.ok()) return s;
       flags->jobs = static_cast<int>(n);
@@ -385,7 +391,7 @@ absl::Status ParseFlags(int argc, char** argv, Flags* flags) {
           "unknown flag \"", arg,
           "\"; expected --variant, --a, --b, --games, --jobs, --seed, "
           "--turn-cap, --opening-plies, --records, --quiet, "
-          "--show-unfinished"));
+          "--show-unfinished, --first-game"));
     }
   }
   if (absl::Status s = CheckAgentSpec(flags->a); !s.ok()) return s;
@@ -454,8 +460,8 @@ int Main(int argc, char** argv) {
     }
     auto list = std::make_unique<MoveList>();
     for (int game = next++; game < flags.games && !failed; game = next++) {
-      results[game] =
-          PlayGame(flags, *variant, game, a->get(), b_raw, tables, list.get());
+      results[game] = PlayGame(flags, *variant, flags.first_game - 1 + game,
+                               a->get(), b_raw, tables, list.get());
       if (!results[game].error.empty()) failed = true;
       const int finished = ++done;
       if (!flags.quiet) {

@@ -500,6 +500,79 @@ TEST(SearchTest, AWinSeenAtTheLeavesCountsItsMoves) {
   }
 }
 
+// Whether the side to move wins (as the only winner) within `moves` of
+// its own moves whatever the opponent (two players) replies, by the
+// engine's moves and status.
+bool WinsWithin(const Variant& variant, const Position& position, int moves);
+
+// Whether the move from `origin` to `destination` of the side to move wins
+// within `moves` of its own moves (that one included) whatever the
+// opponent replies.
+bool MoveWinsWithin(const Variant& variant, const Position& position,
+                    Square origin, Square destination, int moves) {
+  const Seat mover = position.to_move;
+  const Position after = After(variant, position, origin, destination);
+  const GameStatus status = EvaluateStatus(variant, after);
+  if (status.over) {
+    return status.winners.Has(mover) && status.winners.Count() == 1;
+  }
+  if (moves == 1) return false;
+  auto replies = std::make_unique<MoveList>();
+  GenerateLegalMoves(variant, after, after.to_move, replies.get());
+  if (replies->size == 0) return false;
+  for (const LegalMove& r : *replies) {
+    if (!WinsWithin(variant, After(variant, after, r.origin, r.destination),
+                    moves - 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool WinsWithin(const Variant& variant, const Position& position, int moves) {
+  auto list = std::make_unique<MoveList>();
+  GenerateLegalMoves(variant, position, position.to_move, list.get());
+  for (const LegalMove& m : *list) {
+    if (MoveWinsWithin(variant, position, m.origin, m.destination, moves)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// classic-16x16, game 21 of the equal-nodes match against distance-ab
+// (docs/bot.md, "The equal-nodes match") at the 2,000-ply cap: w has 18
+// of its 19 pieces in its target, its last one on j14 and its one hole
+// on m16; b's last piece stands in the way on k14, just outside the
+// camp, and steps back and forth to stay there. The search's beam left
+// b's staying out of the replies it searched, and level 8 claimed
+// l16-m16 won "in 3 moves" with a line where b steps aside.
+constexpr char kPieceInTheWay[] =
+    "11w1www/11wwwww/9wb1wwww/13www/14ww/16/16/16/16/16/16/b15/bbb13/"
+    "bbbb12/bbbbb11/bbbbb11 w 1000,1000";
+
+TEST(SearchTest, AWinIsNotClaimedPastAPieceInTheWay) {
+  const Variant v = Preset("classic-16x16");
+  const Position p = Parse(kPieceInTheWay, v);
+  ASSERT_FALSE(WinsAtOnce(v, p));
+  for (const int level : {5, 6, 7, kTopLevel}) {
+    SearchOptions options;
+    options.level = level;
+    options.candidates = 8;
+    absl::StatusOr<SearchResult> r = Suggest(v, p, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (int i = 0; i < r->candidate_count; ++i) {
+      const Suggestion& s = r->candidates[i];
+      if (s.score.kind != ScoreKind::kWin || s.score.moves > 3) continue;
+      // A win claimed within three moves holds against every reply.
+      EXPECT_TRUE(MoveWinsWithin(v, p, s.move.origin, s.move.destination,
+                                 s.score.moves))
+          << "level " << level << ": win in " << s.score.moves << ": "
+          << Describe(*r);
+    }
+  }
+}
+
 TEST(SearchTest, TheCheckpointStopsTheSearch) {
   const Variant variant = Preset("classic-16x16");
   const Position p = Playouts(variant, 1, 60, 4).back();

@@ -82,13 +82,17 @@ constexpr int kLateMoveFull = 4;
 constexpr int kMaxBeam = 64;
 // With at most this many of the root's pieces outside its target (the
 // top level's 12 plies hold 6 of its moves), an opponent's node keeps
-// its blocks beyond the beam (Collect).
+// its blocks and guards beyond the beam (Collect).
 constexpr int kBlockWatchPieces = 6;
-// The most blocks a node keeps beyond the beam, best first.
+// The most blocks (moves into the root's target camp) and guards (moves
+// onto the squares around it) a node keeps beyond the beam, best first.
 constexpr int kMaxBlocks = 16;
+constexpr int kMaxGuards = 8;
 // Entries of a ply's move list: the beam, the table move, two killers,
-// the blocks and a move that keeps every blocker in place per seat.
-constexpr int kPlyListSize = kMaxBeam + 4 + kMaxBlocks + kMaxSeats;
+// the blocks, the guards and per seat two moves that keep its pieces in
+// the camp, and in the camp's zone, where they stand.
+constexpr int kPlyListSize =
+    kMaxBeam + 4 + kMaxBlocks + kMaxGuards + 2 * kMaxSeats;
 
 // How often the checkpoint and the clock are consulted.
 constexpr std::int64_t kPollExpansions = kCheckpointExpansions;
@@ -883,24 +887,32 @@ inline void KeepBest(const ScoredMove& sm, ScoredMove* list, int* count,
 // also keeps its blocks: moves onto a square of the root's target camp,
 // which an opponent's static value ranks low (they lose it distance) but
 // which can keep the root from ever finishing (the classic-16x16
-// equal-nodes games of docs/bot.md, "The equal-nodes match"); and, for
-// each opponent, its best move that leaves every piece it has in that
-// camp where it stands. Without them the search saw the root fill its
-// last hole against every reply it looked at, and claimed a win the
-// opponent stopped by stepping back in.
+// equal-nodes games of docs/bot.md, "The equal-nodes match"); its guards,
+// moves onto the squares within two king steps of the camp, where a
+// piece stands in the way of the root's last ones; and, for each
+// opponent, its best move that leaves every piece it has in the camp
+// where it stands, and its best that leaves every piece it has in the
+// camp's zone where it stands. Without them the search saw the root fill
+// its last hole against every reply it looked at, and claimed a win the
+// opponent stopped by stepping back in, or by staying in the way.
 int SearchWorkspace::Impl::Collect(bool max_node, int ply,
                                    const TableEntry* entry, ScoredMove* list) {
   ScoredMove top[kMaxBeam];
   int top_count = 0;
   const int beam = beam_;
   const Bitboard& root_target = tables_.target[SeatIndex(root_)];
+  const Bitboard& root_zone = tables_.target_zone[SeatIndex(root_)];
   const bool watch_blocks =
       !max_node &&
       variant_->pieces_per_seat - state_.in_target(root_) <= kBlockWatchPieces;
   ScoredMove blocks[kMaxBlocks];
   int block_count = 0;
-  ScoredMove keepers[kMaxSeats];
-  bool have_keeper[kMaxSeats] = {};
+  ScoredMove guards[kMaxGuards];
+  int guard_count = 0;
+  // Per opponent, its best move from outside the camp, and from outside
+  // the zone.
+  ScoredMove keepers[2][kMaxSeats];
+  bool have_keeper[2][kMaxSeats] = {};
   bool have_table_move = false;
   ScoredMove table_move;
   ScoredMove killer_moves[2];
@@ -959,9 +971,11 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
           special = 3;
         }
       }
-      const bool block = watch_blocks && root_target.Test(to);
+      const bool guard_or_block = watch_blocks && root_zone.Test(to);
+      const bool block = guard_or_block && root_target.Test(to);
       const bool keeper = watch_blocks && !root_target.Test(from);
-      if (special == 0 && !block && !keeper && top_count == beam &&
+      const bool zone_keeper = watch_blocks && !root_zone.Test(from);
+      if (special == 0 && !guard_or_block && !keeper && top_count == beam &&
           partial + 0xFFFF < top[beam - 1].key) {
         return;
       }
@@ -982,13 +996,18 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
         killer_moves[special - 2] = sm;
         return;
       }
-      if (keeper && (!have_keeper[i] || sm.key > keepers[i].key)) {
-        have_keeper[i] = true;
-        keepers[i] = sm;
+      const bool keeps[2] = {keeper, zone_keeper};
+      for (int k = 0; k < 2; ++k) {
+        if (keeps[k] && (!have_keeper[k][i] || sm.key > keepers[k][i].key)) {
+          have_keeper[k][i] = true;
+          keepers[k][i] = sm;
+        }
       }
-      // A block is kept beyond the beam (the best kMaxBlocks of them).
+      // Blocks and guards are kept beyond the beam (the best of them).
       if (block) {
         KeepBest(sm, blocks, &block_count, kMaxBlocks);
+      } else if (guard_or_block) {
+        KeepBest(sm, guards, &guard_count, kMaxGuards);
       } else {
         KeepBest(sm, top, &top_count, beam);
       }
@@ -1001,13 +1020,18 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
   }
   for (int i = 0; i < top_count; ++i) list[count++] = top[i];
   for (int b = 0; b < block_count; ++b) list[count++] = blocks[b];
-  for (int i = 0; i < n; ++i) {
-    if (!have_keeper[i]) continue;
-    bool kept = false;
-    for (int k = 0; k < count && !kept; ++k) {
-      kept = list[k].seat == seats[i] && !root_target.Test(list[k].move.origin);
+  for (int g = 0; g < guard_count; ++g) list[count++] = guards[g];
+  const Bitboard* const kept_in[2] = {&root_target, &root_zone};
+  for (int k = 0; k < 2; ++k) {
+    for (int i = 0; i < n; ++i) {
+      if (!have_keeper[k][i]) continue;
+      bool kept = false;
+      for (int j = 0; j < count && !kept; ++j) {
+        kept =
+            list[j].seat == seats[i] && !kept_in[k]->Test(list[j].move.origin);
+      }
+      if (!kept) list[count++] = keepers[k][i];
     }
-    if (!kept) list[count++] = keepers[i];
   }
   return count;
 }
