@@ -48,6 +48,20 @@ for m in "${matches[@]}"; do
   grep -v '^time per move' "$work/$name.1.out"
 done
 
+# --first-game plays one game of a match again, move for move: game 3 of
+# the first match on its own is the third record of the match.
+read -r name variant a b games cap <<<"${matches[0]}"
+"$arena" --variant "$variant" --a "$a" --b "$b" --games 1 --first-game 3 \
+  --turn-cap "$cap" --jobs 1 --seed 7 --quiet \
+  --records "$work/first-game.txt" >/dev/null
+awk '/^\[Variant / { n++ } n == 3' "$work/$name.1.txt" >"$work/game3.txt"
+if ! grep -q '^\[Game "3"\]' "$work/first-game.txt" ||
+  ! cmp -s "$work/first-game.txt" "$work/game3.txt"; then
+  echo "arena_smoke: --first-game 3 did not replay game 3 of the match" >&2
+  diff "$work/game3.txt" "$work/first-game.txt" | head -20 >&2
+  exit 1
+fi
+
 # The ladder's cheapest pair: level 2 must beat level 1 (docs/bot.md,
 # "Levels": at least 65% over the full table's 200 games; here 40).
 "$arena" --variant brainking-8x8 --a level:2 --b level:1 --games 40 \
