@@ -401,39 +401,58 @@ Position After(const Variant& variant, const Position& position, Square origin,
   return ApplyMove(variant, position, text);
 }
 
-// Whether the side to move in `position` ends the game as its only winner
-// with one of its moves, by the engine's moves and status.
-bool WinsAtOnce(const Variant& variant, const Position& position) {
+// Whether the side to move wins (as the only winner) within `moves` of
+// its own moves whatever the opponent (two players) replies, by the
+// engine's moves and status.
+bool WinsWithin(const Variant& variant, const Position& position, int moves);
+
+// Whether the move from `origin` to `destination` of the side to move wins
+// within `moves` of its own moves (that one included) whatever the
+// opponent replies.
+bool MoveWinsWithin(const Variant& variant, const Position& position,
+                    Square origin, Square destination, int moves) {
   const Seat mover = position.to_move;
+  const Position after = After(variant, position, origin, destination);
+  const GameStatus status = EvaluateStatus(variant, after);
+  if (status.over) {
+    return status.winners.Has(mover) && status.winners.Count() == 1;
+  }
+  if (moves == 1) return false;
+  auto replies = std::make_unique<MoveList>();
+  GenerateLegalMoves(variant, after, after.to_move, replies.get());
+  if (replies->size == 0) return false;
+  for (const LegalMove& r : *replies) {
+    if (!WinsWithin(variant, After(variant, after, r.origin, r.destination),
+                    moves - 1)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool WinsWithin(const Variant& variant, const Position& position, int moves) {
   auto list = std::make_unique<MoveList>();
-  GenerateLegalMoves(variant, position, mover, list.get());
+  GenerateLegalMoves(variant, position, position.to_move, list.get());
   for (const LegalMove& m : *list) {
-    const GameStatus status = EvaluateStatus(
-        variant, After(variant, position, m.origin, m.destination));
-    if (status.over && status.winners.Has(mover) &&
-        status.winners.Count() == 1) {
+    if (MoveWinsWithin(variant, position, m.origin, m.destination, moves)) {
       return true;
     }
   }
   return false;
 }
 
-// Whether `move` of the side to move wins by its second move whatever the
-// opponent (two players) replies.
+// Whether the side to move in `position` ends the game as its only winner
+// with one of its moves, by the engine's moves and status.
+bool WinsAtOnce(const Variant& variant, const Position& position) {
+  return WinsWithin(variant, position, 1);
+}
+
+// Whether `move` of the side to move wins by its second move, not its
+// first, whatever the opponent (two players) replies.
 bool WinsByTheSecondMove(const Variant& variant, const Position& position,
                          const BotMove& move) {
-  const Position after =
-      After(variant, position, move.origin, move.destination);
-  if (EvaluateStatus(variant, after).over) return false;
-  auto replies = std::make_unique<MoveList>();
-  GenerateLegalMoves(variant, after, after.to_move, replies.get());
-  if (replies->size == 0) return false;
-  for (const LegalMove& r : *replies) {
-    if (!WinsAtOnce(variant, After(variant, after, r.origin, r.destination))) {
-      return false;
-    }
-  }
-  return true;
+  return !MoveWinsWithin(variant, position, move.origin, move.destination, 1) &&
+         MoveWinsWithin(variant, position, move.origin, move.destination, 2);
 }
 
 // classic-16x16, game 57 of the equal-nodes match against distance-ab
@@ -498,46 +517,6 @@ TEST(SearchTest, AWinSeenAtTheLeavesCountsItsMoves) {
     EXPECT_TRUE(WinsByTheSecondMove(v, p, r->move().move))
         << "level " << level << ": " << Describe(*r);
   }
-}
-
-// Whether the side to move wins (as the only winner) within `moves` of
-// its own moves whatever the opponent (two players) replies, by the
-// engine's moves and status.
-bool WinsWithin(const Variant& variant, const Position& position, int moves);
-
-// Whether the move from `origin` to `destination` of the side to move wins
-// within `moves` of its own moves (that one included) whatever the
-// opponent replies.
-bool MoveWinsWithin(const Variant& variant, const Position& position,
-                    Square origin, Square destination, int moves) {
-  const Seat mover = position.to_move;
-  const Position after = After(variant, position, origin, destination);
-  const GameStatus status = EvaluateStatus(variant, after);
-  if (status.over) {
-    return status.winners.Has(mover) && status.winners.Count() == 1;
-  }
-  if (moves == 1) return false;
-  auto replies = std::make_unique<MoveList>();
-  GenerateLegalMoves(variant, after, after.to_move, replies.get());
-  if (replies->size == 0) return false;
-  for (const LegalMove& r : *replies) {
-    if (!WinsWithin(variant, After(variant, after, r.origin, r.destination),
-                    moves - 1)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool WinsWithin(const Variant& variant, const Position& position, int moves) {
-  auto list = std::make_unique<MoveList>();
-  GenerateLegalMoves(variant, position, position.to_move, list.get());
-  for (const LegalMove& m : *list) {
-    if (MoveWinsWithin(variant, position, m.origin, m.destination, moves)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // classic-16x16, game 21 of the equal-nodes match against distance-ab
