@@ -1,5 +1,6 @@
 #include "service/grpc/adjudicate_stream.h"
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -170,13 +171,10 @@ class AdjudicateStreamReactor final
     {
       std::lock_guard<std::mutex> lock(mu_);
       done_ = true;
-      // The flush alarm's callback deletes the reactor.
-      if (flush_alarm_set_) {
-        flush_alarm_->Cancel();
-        return;
-      }
+      // A held-back answer's alarm rings now, to let go of the reactor.
+      if (flush_alarm_set_) flush_alarm_->Cancel();
     }
-    delete this;
+    Unref();
   }
 
   void EndForShutdown() override {
@@ -200,6 +198,9 @@ class AdjudicateStreamReactor final
   struct Actions {
     bool read = false;
     bool write = false;
+    // The write's options (made under mu_: the buffer hint, see
+    // NextActionsLocked).
+    grpc::WriteOptions write_options;
     bool answer = false;  // BeginRecord on current_.
     bool finish = false;
     // The flush alarm to set (made under mu_; read here, not through
@@ -218,6 +219,7 @@ class AdjudicateStreamReactor final
     // again, but may be destroyed (gRPC keeps it alive until the callback
     // returns).
     alarm_ = std::make_unique<grpc::Alarm>();
+    Ref();
     GrpcHandOver();
     alarm_->Set(std::chrono::system_clock::now(), [this](bool /*fired*/) {
       GrpcHandOver();
@@ -229,7 +231,20 @@ class AdjudicateStreamReactor final
         refused = std::move(resumed_refusal_);
       }
       Perform(AnswerRecord(std::move(slot), refused));
+      Unref();
     });
+  }
+
+  // The reactor is deleted by the last of its holders to let go: gRPC, at
+  // OnDone, and each alarm whose callback has not yet returned. An alarm's
+  // callback is no reaction of gRPC's, so OnDone does not wait for it: a
+  // write it started may complete, and the call end, while it is still
+  // returning from StartWrite. The count's release and acquire also order
+  // that thread's last use of the reactor before its deletion where
+  // ThreadSanitizer sees it (hand_over.h).
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
 
   // Starts answering the record in current_ (taken from held_ by
@@ -388,11 +403,12 @@ class AdjudicateStreamReactor final
       // it: one sendmsg then carries a run of answers, not each its own.
       // The next write without the hint, or Finish, sends the run.
       const size_t bytes = response_.Length();
-      response_buffered_ = wrote_before_ && processing_ &&
-                           buffered_bytes_ + bytes <= kMaxBufferedAnswerBytes;
-      buffered_bytes_ = response_buffered_ ? buffered_bytes_ + bytes : 0;
+      const bool buffered = wrote_before_ && processing_ &&
+                            buffered_bytes_ + bytes <= kMaxBufferedAnswerBytes;
+      buffered_bytes_ = buffered ? buffered_bytes_ + bytes : 0;
       wrote_before_ = true;
-      if (!response_buffered_) flush_due_ = false;
+      if (buffered) actions.write_options.set_buffer_hint();
+      if (!buffered) flush_due_ = false;
     }
     // The next records are read while this one is answered, so that they
     // are here when this one's answer is written.
@@ -422,22 +438,20 @@ class AdjudicateStreamReactor final
   }
 
   // The flush alarm rang (or was cancelled by OnDone): an answer still held
-  // back goes out now; after OnDone, the reactor is deleted here.
+  // back goes out now.
   void OnFlushAlarm() {
     GrpcHandOver();
     Actions actions;
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       flush_alarm_set_ = false;
-      if (done_) {
-        lock.unlock();
-        delete this;
-        return;
+      if (!done_) {
+        flush_due_ = has_pending_;
+        actions = NextActionsLocked();
       }
-      flush_due_ = has_pending_;
-      actions = NextActionsLocked();
     }
     Perform(actions);
+    Unref();
   }
 
   // Moves `from`'s bytes to `to` (ByteBuffer has no move: its copy would
@@ -454,14 +468,13 @@ class AdjudicateStreamReactor final
     while (true) {
       if (actions.write || actions.read || actions.finish) GrpcHandOver();
       if (actions.write) {
-        StartWrite(&response_, response_buffered_
-                                   ? grpc::WriteOptions().set_buffer_hint()
-                                   : grpc::WriteOptions());
+        StartWrite(&response_, actions.write_options);
       }
       if (actions.read) StartRead(&reading_);
       // After Finish the reactor may be gone: nothing follows it here.
       if (actions.finish) Finish(actions.status);
       if (actions.set_flush_alarm != nullptr) {
+        Ref();
         GrpcHandOver();
         actions.set_flush_alarm->Set(
             std::chrono::system_clock::now() + kFlushDelay,
@@ -493,6 +506,8 @@ class AdjudicateStreamReactor final
   absl::Time record_arrived_;
   std::unique_ptr<grpc::Alarm> alarm_;
   ObservedCall call_;
+  // gRPC's reference and one per alarm set (Ref, Unref).
+  std::atomic<int> refs_{1};
 
   // Guards what follows (std::mutex: see StreamRegistry).
   std::mutex mu_;
@@ -506,8 +521,6 @@ class AdjudicateStreamReactor final
   ByteBuffer response_;  // Being written.
   ByteBuffer pending_;   // Answered, not yet written.
   bool has_pending_ = false;
-  // The answer is written with the buffer hint (see NextActionsLocked).
-  bool response_buffered_ = false;
   // The bytes of the answers the transport may be holding back.
   size_t buffered_bytes_ = 0;
   // The client sent its last record before the answer to the one before.
