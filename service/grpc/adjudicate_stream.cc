@@ -405,10 +405,14 @@ class AdjudicateStreamReactor final
       const size_t bytes = response_.Length();
       const bool buffered = wrote_before_ && processing_ &&
                             buffered_bytes_ + bytes <= kMaxBufferedAnswerBytes;
-      buffered_bytes_ = buffered ? buffered_bytes_ + bytes : 0;
+      if (buffered) {
+        buffered_bytes_ += bytes;
+        actions.write_options.set_buffer_hint();
+      } else {
+        buffered_bytes_ = 0;
+        flush_due_ = false;
+      }
       wrote_before_ = true;
-      if (buffered) actions.write_options.set_buffer_hint();
-      if (!buffered) flush_due_ = false;
     }
     // The next records are read while this one is answered, so that they
     // are here when this one's answer is written.
