@@ -66,6 +66,7 @@ STOP_TIMEOUT = 30.0                  # Exit 0 within this long of SIGTERM.
 # bursts, not of the attack held (3 of 20 runs of streams_no_body_held over
 # 100 ms at 4 s, 0 of 20 at 10 s).
 CI_DURATION = 10.0
+FULL_DURATION = 20.0                 # Seconds per attack with --full.
 # --- safety (not a bound): stop an attack whose server grows beyond this,
 # so that a server without limits cannot take the machine down. ---
 SAFETY_RSS_BYTES = 1024 * MIB
