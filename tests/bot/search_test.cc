@@ -467,31 +467,41 @@ constexpr char kBlockedHole[] =
     "11wwwww/11wwwww/12wwww/12b1ww/14ww/11w4/16/16/16/16/16/b15/bbb13/"
     "bbbb12/bbbbb11/bbbbb11 w 111,111";
 
+// Asks levels 5 to the top for eight candidates in `position` and checks
+// that every win a candidate claims within `max_moves` moves holds against
+// every reply (the engine's moves, one by one).
+void ExpectClaimedWinsHold(const Variant& variant, const Position& position,
+                           int max_moves) {
+  for (const int level : {5, 6, 7, kTopLevel}) {
+    SearchOptions options;
+    options.level = level;
+    options.candidates = 8;
+    absl::StatusOr<SearchResult> r = Suggest(variant, position, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (int i = 0; i < r->candidate_count; ++i) {
+      const Suggestion& s = r->candidates[i];
+      if (s.score.kind != ScoreKind::kWin || s.score.moves > max_moves) {
+        continue;
+      }
+      EXPECT_TRUE(MoveWinsWithin(variant, position, s.move.origin,
+                                 s.move.destination, s.score.moves))
+          << "level " << level << ": win in " << s.score.moves << ": "
+          << Describe(*r);
+    }
+  }
+}
+
 TEST(SearchTest, AWinIsClaimedOnlyWhereNoReplyStopsIt) {
   const Variant v = Preset("classic-16x16");
   const Position p = Parse(kBlockedHole, v);
+  // No move wins at once, so a win claimed on the first move is false.
   ASSERT_FALSE(WinsAtOnce(v, p));
   // The claim the search used to make is false: b steps back in.
   BotMove l11_m12;
   l11_m12.origin = MakeSquare(11, 10);
   l11_m12.destination = MakeSquare(12, 11);
   ASSERT_FALSE(WinsByTheSecondMove(v, p, l11_m12));
-  for (const int level : {5, 6, 7, kTopLevel}) {
-    SearchOptions options;
-    options.level = level;
-    options.candidates = 8;
-    absl::StatusOr<SearchResult> r = Suggest(v, p, options);
-    ASSERT_TRUE(r.ok()) << r.status();
-    for (int i = 0; i < r->candidate_count; ++i) {
-      const Suggestion& s = r->candidates[i];
-      if (s.score.kind != ScoreKind::kWin || s.score.moves > 2) continue;
-      // A win claimed on the first or the second move holds against every
-      // reply (the engine's moves, one by one).
-      EXPECT_EQ(s.score.moves, 2) << "level " << level << ": " << Describe(*r);
-      EXPECT_TRUE(WinsByTheSecondMove(v, p, s.move))
-          << "level " << level << ": " << Describe(*r);
-    }
-  }
+  ExpectClaimedWinsHold(v, p, 2);
 }
 
 TEST(SearchTest, AWinSeenAtTheLeavesCountsItsMoves) {
@@ -534,22 +544,7 @@ TEST(SearchTest, AWinIsNotClaimedPastAPieceInTheWay) {
   const Variant v = Preset("classic-16x16");
   const Position p = Parse(kPieceInTheWay, v);
   ASSERT_FALSE(WinsAtOnce(v, p));
-  for (const int level : {5, 6, 7, kTopLevel}) {
-    SearchOptions options;
-    options.level = level;
-    options.candidates = 8;
-    absl::StatusOr<SearchResult> r = Suggest(v, p, options);
-    ASSERT_TRUE(r.ok()) << r.status();
-    for (int i = 0; i < r->candidate_count; ++i) {
-      const Suggestion& s = r->candidates[i];
-      if (s.score.kind != ScoreKind::kWin || s.score.moves > 3) continue;
-      // A win claimed within three moves holds against every reply.
-      EXPECT_TRUE(MoveWinsWithin(v, p, s.move.origin, s.move.destination,
-                                 s.score.moves))
-          << "level " << level << ": win in " << s.score.moves << ": "
-          << Describe(*r);
-    }
-  }
+  ExpectClaimedWinsHold(v, p, 3);
 }
 
 TEST(SearchTest, TheCheckpointStopsTheSearch) {
