@@ -8,10 +8,21 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "halma/bot/search_state.h"
+#include "halma/bot/zobrist.h"
 #include "halma/position.h"
 #include "halma/variant.h"
 
 namespace halma::arena {
+
+// The seed the arena gives an agent for its move at `ply` (0-based, the
+// seeded opening's plies counted) of game `game` (0-based: the records'
+// Game tag minus one) of a match run with --seed `match_seed`. A test
+// that asks the bot a record's position again gives it the same seed.
+inline std::uint64_t MoveSeed(std::uint64_t match_seed, int game, int ply) {
+  const std::uint64_t game_seed = bot::SplitMix64(
+      match_seed ^ (0xA5A5ULL << 32) ^ static_cast<std::uint64_t>(game));
+  return bot::SplitMix64(game_seed ^ (static_cast<std::uint64_t>(ply) << 20));
+}
 
 // A move an agent chose, and what it cost.
 struct AgentMove {

@@ -125,8 +125,6 @@ GameResult PlayGame(const Flags& flags, const Variant& variant, int game,
   const Seat a_seat = variant.seats[four ? a_turn_index : a_turn_index];
   const std::uint64_t opening_seed =
       SplitMix64(flags.seed * 0x100000001B3ULL + game / group);
-  const std::uint64_t game_seed = SplitMix64(flags.seed ^ (0xA5A5ULL << 32) ^
-                                             static_cast<std::uint64_t>(game));
   Agent* seat_agent[kMaxSeats] = {};
   int b_index = 0;
   for (int i = 0; i < variant.seat_count; ++i) {
@@ -150,8 +148,7 @@ GameResult PlayGame(const Flags& flags, const Variant& variant, int game,
       const double t0 = ThreadSeconds();
       absl::StatusOr<AgentMove> chosen =
           seat_agent[SeatIndex(mover)]->ChooseMove(
-              variant, position,
-              SplitMix64(game_seed ^ (static_cast<std::uint64_t>(ply) << 20)));
+              variant, position, MoveSeed(flags.seed, game, ply));
       const double seconds = ThreadSeconds() - t0;
       if (!chosen.ok()) {
         result.error = absl::StrCat("game ", game, " ply ", ply + 1, ": ",

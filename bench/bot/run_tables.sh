@@ -2,9 +2,10 @@
 # The bot's strength and speed tables (docs/bot.md): runs the arena matches
 # and the search benchmark, keeps every game's record (gzipped record text,
 # docs/record-format.md) under the output directory (not in the
-# repository), and writes the tables into docs/bot.md between its
-# "tables:begin" and "tables:end" markers, with the machine and the
-# commands.
+# repository), the games the top level did not win against a baseline in
+# testdata/bot_games/ (in the repository), and writes the tables into
+# docs/bot.md between its "tables:begin" and "tables:end" markers, with
+# the machine and the commands.
 #
 #   bench/bot/run_tables.sh <build-dir> [--games N] [--jobs J]
 #       [--only TABLE] [--out DIR] [--no-docs | --docs-only]
@@ -66,6 +67,33 @@ spoiler_games="$(even "$games / 10")"
 four_games=$((games / 4 * 4))
 [ "$four_games" -lt 4 ] && four_games=4
 
+# keep_games <records> <name>: the games of a match against a baseline
+# that the top level did not win (lost, drawn or unfinished) go to
+# testdata/bot_games/<name>.txt, where tests/bot/kept_games_test replays
+# them; a match it won throughout leaves no file.
+keep_games() {
+  local kept="testdata/bot_games/$2.txt"
+  awk -v top=level:8 '
+    function flush() {
+      if (buf != "" && letter != "") {
+        split(result, f, ":")
+        if (f[1] != "win" || index(f[2], letter) == 0) printf "%s", buf
+      }
+      buf = ""; letter = ""; result = ""
+    }
+    /^\[Variant / { flush() }
+    /^\[Player[A-Z] / {
+      agent = $0; sub(/^\[Player[A-Z] "/, "", agent); sub(/"\]$/, "", agent)
+      if (agent == top) letter = tolower(substr($0, 8, 1))
+    }
+    /^\[Result / {
+      result = $0; sub(/^\[Result "/, "", result); sub(/"\]$/, "", result)
+    }
+    { buf = buf $0 "\n" }
+    END { flush() }' "$1" >"$kept"
+  [ -s "$kept" ] || rm -f "$kept"
+}
+
 # match <table> <name> <variant> <A> <B> <games> <turn-cap>
 match() {
   local table="$1" name="$2" variant="$3" a="$4" b="$5" n="$6" cap="$7"
@@ -75,6 +103,9 @@ match() {
   nice -n 19 "$arena" --variant "$variant" --a "$a" --b "$b" --games "$n" \
     --jobs "$jobs" --seed 1 --turn-cap "$cap" --quiet --records "$records" \
     >"$out/records/$name.out"
+  case "$table:$a" in
+    greedy:level:8 | equal:level:8 | four:level:8) keep_games "$records" "$name" ;;
+  esac
   gzip -9 -n -f "$records"
   sed -n "s/^RESULT /$table $name /p" "$out/records/$name.out" |
     sed "s/\$/ cap=$cap seconds=$((SECONDS - t0))/" >>"$out/$table.results.new"
