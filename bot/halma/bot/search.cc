@@ -82,7 +82,8 @@ constexpr int kLateMoveFull = 4;
 constexpr int kMaxBeam = 64;
 // With at most this many of the root's pieces outside its target (the
 // top level's 12 plies hold 6 of its moves), an opponent's node keeps
-// its blocks and guards beyond the beam (Collect).
+// its blocks and guards beyond the beam (Collect), where the rules let a
+// block last.
 constexpr int kBlockWatchPieces = 6;
 // The most blocks (moves into the root's target camp) and guards (moves
 // onto the squares around it) a node keeps beyond the beam, best first.
@@ -895,6 +896,15 @@ inline void KeepBest(const ScoredMove& sm, ScoredMove* list, int* count,
 // camp's zone where it stands. Without them the search saw the root fill
 // its last hole against every reply it looked at, and claimed a win the
 // opponent stopped by stepping back in, or by staying in the way.
+//
+// Only where the rules let a block last: under a home-exit limit
+// (docs/rules.md section 5, rule 2) a piece in its home camp past the
+// limit loses its seat the game, and a piece that blocks or guards keeps
+// its owner from finishing too, so a block only delays the root's win
+// while the extra replies cost the search its depth in every race near
+// the root's end: at equal nodes on brainking-10x10 the top level lost
+// 23 games of 200 to distance-ab with the watch, and won 19 of those 23
+// without it (docs/bot.md, "The equal-nodes match").
 int SearchWorkspace::Impl::Collect(bool max_node, int ply,
                                    const TableEntry* entry, ScoredMove* list) {
   ScoredMove top[kMaxBeam];
@@ -903,7 +913,7 @@ int SearchWorkspace::Impl::Collect(bool max_node, int ply,
   const Bitboard& root_target = tables_.target[SeatIndex(root_)];
   const Bitboard& root_zone = tables_.target_zone[SeatIndex(root_)];
   const bool watch_blocks =
-      !max_node &&
+      !max_node && variant_->spec.home_exit_limit == 0 &&
       variant_->pieces_per_seat - state_.in_target(root_) <= kBlockWatchPieces;
   ScoredMove blocks[kMaxBlocks];
   int block_count = 0;
