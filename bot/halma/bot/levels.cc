@@ -4,7 +4,7 @@ namespace halma::bot {
 namespace {
 
 // Calibrated by arena matches on brainking-10x10 (docs/bot.md, "Levels"):
-// each level beats the one below it in 69.5-88.5% of 200 games. Levels 1-3
+// each level beats the one below it in 68.0-88.5% of 200 games. Levels 1-3
 // look one ply ahead and pick among the best moves at decreasing
 // temperatures; level 4 plays the one-ply best; level 5 looks three plies
 // ahead with a little choice; levels 6-8 search deeper and play the best.
